@@ -1,0 +1,47 @@
+// swift-tools-version:6.0
+// TileKit: custom raster map tiles, overlays, snapshots and a tile server on Linux.
+// Depends only on the Swift toolchain and on C libraries from Debian packages
+// (see scripts/install-deps.sh for the package names).
+import PackageDescription
+
+/// A pkg-config backed wrapper of one C library: `module.modulemap` + `shim.h`.
+func cLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
+    .systemLibrary(name: name, path: "Sources/\(name)", pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
+let package = Package(
+    name: "TileKit",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "TileMath", targets: ["TileMath"]),
+        .library(name: "Canvas", targets: ["Canvas"]),
+        .executable(name: "tilekit", targets: ["tilekit"]),
+    ],
+    targets: [
+        // C libraries, each imported by exactly one Swift module.
+        cLibrary("CCairo", pkgConfig: "cairo", apt: "libcairo2-dev"),
+        cLibrary("CPango", pkgConfig: "pangocairo", apt: "libpango1.0-dev"),
+        cLibrary("CPNG", pkgConfig: "libpng", apt: "libpng-dev"),
+        cLibrary("CTurboJPEG", pkgConfig: "libturbojpeg", apt: "libturbojpeg0-dev"),
+        cLibrary("CWebP", pkgConfig: "libwebp", apt: "libwebp-dev"),
+        cLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
+        cLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
+        // Small C targets where Swift cannot call the API directly.
+        .target(name: "CPNGCodec", dependencies: ["CPNG"]),  // libpng's setjmp error handling
+        .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),  // variadic MHD_start_daemon
+
+        // Pure Swift tile math: coordinates, tiles, geodesy, encoded polylines.
+        .target(name: "TileMath"),
+        // Images and drawing over cairo, pango and the codecs.
+        .target(name: "Canvas", dependencies: ["CCairo", "CPango", "CPNGCodec", "CTurboJPEG", "CWebP"]),
+        // The command line, as a library so it is testable.
+        .target(name: "TileKitCLI", dependencies: ["TileMath", "Canvas"]),
+        .executableTarget(name: "tilekit", dependencies: ["TileKitCLI"]),
+
+        .testTarget(name: "TileMathTests", dependencies: ["TileMath"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "CanvasTests", dependencies: ["Canvas"], resources: [.copy("Goldens")]),
+        .testTarget(name: "TileKitCLITests", dependencies: ["TileKitCLI", "TileMath"]),
+        .testTarget(name: "CLibrariesTests", dependencies: ["CSQLite", "CMicroHTTPDShim", "CMicroHTTPD"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

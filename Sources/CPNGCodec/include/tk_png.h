@@ -1,0 +1,30 @@
+// TileKit's PNG codec over libpng. libpng reports errors with setjmp/longjmp,
+// which Swift cannot do, so the whole encode and decode live in C; errors come
+// back as a non-zero status and a message instead of aborting the process.
+#ifndef TK_PNG_H
+#define TK_PNG_H
+#include <stddef.h>
+#include <stdint.h>
+
+/// Growable output buffer filled by tk_png_encode; free `data` with tk_png_free.
+typedef struct {
+    uint8_t *data;
+    size_t length;
+    size_t capacity;
+} tk_png_buffer;
+
+/// Encodes straight (non-premultiplied) 8-bit pixels, `channels` 3 (RGB) or 4 (RGBA),
+/// rows of `stride` bytes. `level` is the zlib level 0-9, `filters` a mask of
+/// PNG_FILTER_* values (0x08 = none ... 0xF8 = all). Returns 0, or -1 with `error`.
+int tk_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride,
+                  int channels, int level, int filters, tk_png_buffer *out,
+                  char *error, size_t error_size);
+
+/// Decodes any PNG to straight RGBA, 8 bits per channel. On success `*pixels` is a
+/// malloc'd buffer of width*height*4 bytes (free with tk_png_free). Returns 0, or -1 with `error`.
+int tk_png_decode(const uint8_t *data, size_t length, uint8_t **pixels,
+                  uint32_t *width, uint32_t *height, char *error, size_t error_size);
+
+void tk_png_free(void *pointer);
+
+#endif

@@ -1,0 +1,106 @@
+#include "tk_png.h"
+#include <png.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+
+typedef struct {
+    tk_png_buffer *buffer;
+    int failed;
+} tk_write_state;
+
+static void tk_write(png_structp png, png_bytep bytes, png_size_t length) {
+    tk_write_state *state = (tk_write_state *)png_get_io_ptr(png);
+    tk_png_buffer *buffer = state->buffer;
+    if (buffer->length + length > buffer->capacity) {
+        size_t capacity = buffer->capacity ? buffer->capacity * 2 : 16384;
+        while (capacity < buffer->length + length) capacity *= 2;
+        uint8_t *grown = realloc(buffer->data, capacity);
+        if (!grown) png_error(png, "out of memory");
+        buffer->data = grown;
+        buffer->capacity = capacity;
+    }
+    memcpy(buffer->data + buffer->length, bytes, length);
+    buffer->length += length;
+}
+
+static void tk_flush(png_structp png) { (void)png; }
+
+// libpng calls this and then longjmps; keep the message for the caller.
+static void tk_error(png_structp png, png_const_charp message) {
+    char *error = (char *)png_get_error_ptr(png);
+    if (error) snprintf(error, 256, "%s", message);
+    png_longjmp(png, 1);
+}
+
+static void tk_warning(png_structp png, png_const_charp message) { (void)png; (void)message; }
+
+int tk_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride,
+                  int channels, int level, int filters, tk_png_buffer *out,
+                  char *error, size_t error_size) {
+    char message[256] = "";
+    if (channels != 3 && channels != 4) {
+        snprintf(error, error_size, "unsupported channel count %d", channels);
+        return -1;
+    }
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, message, tk_error, tk_warning);
+    if (!png) { snprintf(error, error_size, "png_create_write_struct failed"); return -1; }
+    png_infop info = png_create_info_struct(png);
+    if (!info) {
+        png_destroy_write_struct(&png, NULL);
+        snprintf(error, error_size, "png_create_info_struct failed");
+        return -1;
+    }
+    tk_write_state state = { out, 0 };
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        snprintf(error, error_size, "%s", message[0] ? message : "libpng error");
+        return -1;
+    }
+    png_set_write_fn(png, &state, tk_write, tk_flush);
+    png_set_compression_level(png, level);
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, filters);
+    png_set_IHDR(png, info, width, height, 8,
+                 channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_BASE, PNG_FILTER_TYPE_BASE);
+    png_write_info(png, info);
+    for (uint32_t row = 0; row < height; row++) {
+        png_write_row(png, (png_const_bytep)(pixels + (size_t)row * stride));
+    }
+    png_write_end(png, info);
+    png_destroy_write_struct(&png, &info);
+    return 0;
+}
+
+int tk_png_decode(const uint8_t *data, size_t length, uint8_t **pixels,
+                  uint32_t *width, uint32_t *height, char *error, size_t error_size) {
+    // The simplified API keeps its own setjmp inside libpng and reports by message.
+    png_image image;
+    memset(&image, 0, sizeof image);
+    image.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_memory(&image, data, length)) {
+        snprintf(error, error_size, "%s", image.message);
+        return -1;
+    }
+    image.format = PNG_FORMAT_RGBA;
+    size_t size = PNG_IMAGE_SIZE(image);
+    uint8_t *buffer = malloc(size ? size : 1);
+    if (!buffer) {
+        png_image_free(&image);
+        snprintf(error, error_size, "out of memory for %ux%u image", image.width, image.height);
+        return -1;
+    }
+    if (!png_image_finish_read(&image, NULL, buffer, 0, NULL)) {
+        snprintf(error, error_size, "%s", image.message);
+        free(buffer);
+        png_image_free(&image);
+        return -1;
+    }
+    *pixels = buffer;
+    *width = image.width;
+    *height = image.height;
+    return 0;
+}
+
+void tk_png_free(void *pointer) { free(pointer); }

@@ -1,0 +1,64 @@
+import Foundation
+
+/// A WGS84 position in degrees.
+///
+/// `latitude` is north-positive in [-90, 90] and `longitude` east-positive in [-180, 180]
+/// when valid; the type does not enforce this, so a value read from user input should be
+/// checked with `validated()` at the edge. Axis order `[lon, lat]` appears only at the
+/// GeoJSON and TileJSON boundary.
+public struct Coordinate: Hashable, Sendable, CustomStringConvertible {
+    public var latitude: Double
+    public var longitude: Double
+
+    public init(latitude: Double, longitude: Double) {
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+
+    /// The latitude limit of Web Mercator: the map is a square, so the poles are cut at
+    /// atan(sinh(π)) ≈ 85.0511287798°.
+    public static let maxMercatorLatitude = 85.051128779806592377796715521925
+
+    public var isValid: Bool {
+        latitude.isFinite && longitude.isFinite && abs(latitude) <= 90 && abs(longitude) <= 180
+    }
+
+    /// Returns the coordinate when it is valid, otherwise throws naming the bad value and,
+    /// when swapping would make it valid, suggesting the swap (`LON,LAT` is easy to reverse).
+    public func validated() throws(TileMathError) -> Coordinate {
+        guard latitude.isFinite, longitude.isFinite else {
+            throw .invalidCoordinate(self, reason: "not a finite number")
+        }
+        if abs(latitude) > 90 {
+            var reason = "latitude \(latitude.shortDescription) is out of range [-90, 90]"
+            if abs(longitude) <= 90 {
+                reason += "; coordinates are LON,LAT: did you mean \(latitude.shortDescription),\(longitude.shortDescription)?"
+            }
+            throw .invalidCoordinate(self, reason: reason)
+        }
+        if abs(longitude) > 180 {
+            throw .invalidCoordinate(self, reason: "longitude \(longitude.shortDescription) is out of range [-180, 180]")
+        }
+        return self
+    }
+
+    /// The same place with its longitude wrapped into [-180, 180).
+    public var wrapped: Coordinate {
+        var lon = (longitude + 180).truncatingRemainder(dividingBy: 360)
+        if lon < 0 { lon += 360 }
+        return Coordinate(latitude: latitude, longitude: lon - 180)
+    }
+
+    public var description: String { "\(longitude.shortDescription),\(latitude.shortDescription)" }
+}
+
+extension Double {
+    /// The shortest text that reads back as the same value, without a trailing ".0".
+    public var shortDescription: String {
+        if self == rounded(), abs(self) < 1e15 { return String(Int64(self)) }
+        return description
+    }
+
+    var radians: Double { self * .pi / 180 }
+    var degrees: Double { self * 180 / .pi }
+}
