@@ -2,8 +2,8 @@ import Foundation
 
 /// Distances, bearings and destinations on the Earth.
 ///
-/// Spherical formulas use the mean Earth radius (IUGG R1 = 6,371,008.8 m) and are good to
-/// ~0.5%; the ellipsoidal ones solve Vincenty's formulae on WGS84 and are good to well
+/// Spherical formulas use the mean Earth radius (IUGG R1 = 6,371,008.8 m) and are within
+/// 0.6% of the ellipsoid; the ellipsoidal ones solve Vincenty's formulae on WGS84 and are good to well
 /// under a millimetre. Angles are degrees, bearings clockwise from true north in [0, 360).
 public enum Geodesy {
     /// Mean Earth radius (IUGG R1), meters.
@@ -66,7 +66,6 @@ public enum Geodesy {
             let previous = lambda
             lambda = L + (1 - C) * f * sinAlpha
                 * (sigma + C * sinSigma * (cos2SigmaM + C * cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)))
-            if abs(lambda) > .pi + 1e-9 { return nil }  // antipodal: the iteration diverges
             if abs(lambda - previous) < 1e-12 {
                 converged = true
                 break
