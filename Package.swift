@@ -39,7 +39,7 @@ let package = Package(
         .executableTarget(name: "tilekit", dependencies: ["TileKitCLI"]),
 
         .testTarget(name: "TileMathTests", dependencies: ["TileMath"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "CanvasTests", dependencies: ["Canvas"], resources: [.copy("Goldens")]),
+        .testTarget(name: "CanvasTests", dependencies: ["Canvas", "TileMath"], exclude: ["Goldens"]),
         .testTarget(name: "TileKitCLITests", dependencies: ["TileKitCLI", "TileMath"]),
         .testTarget(name: "CLibrariesTests", dependencies: ["CSQLite", "CMicroHTTPDShim", "CMicroHTTPD"]),
     ],

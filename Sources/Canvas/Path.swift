@@ -1,0 +1,93 @@
+import Foundation
+public import TileMath
+
+/// A 2-D path in canvas pixels (origin top-left, y down): subpaths of lines and curves.
+/// A value; the canvas turns it into cairo calls when it is filled or stroked.
+public struct Path: Hashable, Sendable {
+    public enum Element: Hashable, Sendable {
+        case move(PixelPoint)
+        case line(PixelPoint)
+        case curve(control1: PixelPoint, control2: PixelPoint, end: PixelPoint)
+        /// A circular arc around `center`, angles in radians clockwise from +x (y down).
+        case arc(center: PixelPoint, radius: Double, startAngle: Double, endAngle: Double)
+        case close
+    }
+
+    public private(set) var elements: [Element] = []
+
+    public init() {}
+
+    public var isEmpty: Bool { elements.isEmpty }
+
+    public mutating func move(to point: PixelPoint) { elements.append(.move(point)) }
+    public mutating func line(to point: PixelPoint) { elements.append(.line(point)) }
+    public mutating func curve(to end: PixelPoint, control1: PixelPoint, control2: PixelPoint) {
+        elements.append(.curve(control1: control1, control2: control2, end: end))
+    }
+    public mutating func arc(center: PixelPoint, radius: Double, startAngle: Double, endAngle: Double) {
+        elements.append(.arc(center: center, radius: radius, startAngle: startAngle, endAngle: endAngle))
+    }
+    public mutating func close() { elements.append(.close) }
+
+    /// Appends another path's subpaths.
+    public mutating func append(_ other: Path) { elements.append(contentsOf: other.elements) }
+
+    /// An open polyline through the points.
+    public static func polyline(_ points: [PixelPoint]) -> Path {
+        var path = Path()
+        for (index, point) in points.enumerated() {
+            if index == 0 { path.move(to: point) } else { path.line(to: point) }
+        }
+        return path
+    }
+
+    /// A polygon: each ring a closed subpath (the exterior, then holes). Whether a hole is
+    /// cut depends on the fill rule and ring orientation: with `.evenOdd` any inner ring is
+    /// a hole; with `.nonZero` only one wound the other way.
+    public static func polygon(_ rings: [[PixelPoint]]) -> Path {
+        var path = Path()
+        for ring in rings where !ring.isEmpty {
+            path.append(.polyline(ring))
+            path.close()
+        }
+        return path
+    }
+
+    public static func rectangle(x: Double, y: Double, width: Double, height: Double) -> Path {
+        polygon([[PixelPoint(x: x, y: y), PixelPoint(x: x + width, y: y),
+                  PixelPoint(x: x + width, y: y + height), PixelPoint(x: x, y: y + height)]])
+    }
+
+    public static func circle(center: PixelPoint, radius: Double) -> Path {
+        var path = Path()
+        path.move(to: PixelPoint(x: center.x + radius, y: center.y))
+        path.arc(center: center, radius: radius, startAngle: 0, endAngle: 2 * .pi)
+        path.close()
+        return path
+    }
+
+    /// The path with every point mapped through a transform (arcs become their transformed
+    /// Bézier approximations only when the transform is not a similarity; here arcs keep
+    /// their shape under uniform scale, rotation and translation).
+    public func applying(_ transform: AffineTransform) -> Path {
+        var out = Path()
+        out.elements = elements.map { element in
+            switch element {
+            case .move(let p): return .move(transform.apply(p))
+            case .line(let p): return .line(transform.apply(p))
+            case .curve(let c1, let c2, let e): return .curve(control1: transform.apply(c1), control2: transform.apply(c2), end: transform.apply(e))
+            case .arc(let c, let r, let a0, let a1):
+                let scale = sqrt(abs(transform.a * transform.d - transform.b * transform.c))
+                let rotation = atan2(transform.b, transform.a)
+                return .arc(center: transform.apply(c), radius: r * scale, startAngle: a0 + rotation, endAngle: a1 + rotation)
+            case .close: return .close
+            }
+        }
+        return out
+    }
+}
+
+/// How overlapping subpaths decide what is inside (SVG's fill-rule).
+public enum FillRule: Hashable, Sendable {
+    case nonZero, evenOdd
+}

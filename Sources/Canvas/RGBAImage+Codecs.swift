@@ -1,0 +1,193 @@
+import Foundation
+internal import CPNGCodec
+internal import CTurboJPEG
+internal import CWebP
+
+extension RGBAImage {
+    /// Decodes PNG, JPEG or WebP bytes, recognised by their signature.
+    public init(decoding data: some Collection<UInt8>) throws(CanvasError) {
+        let bytes = Array(data)
+        guard let format = ImageFormat(sniffing: bytes) else {
+            throw .unknownFormat(firstBytes: bytes.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ").ifEmpty("nothing"))
+        }
+        switch format {
+        case .png: self = try Self.decodePNG(bytes)
+        case .jpeg: self = try Self.decodeJPEG(bytes)
+        case .webp: self = try Self.decodeWebP(bytes)
+        }
+    }
+
+    /// Reads and decodes an image file; errors name the path.
+    public init(contentsOf url: URL) throws(CanvasError) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw .file(path: url.path, underlying: (error as NSError).localizedDescription)
+        }
+        do {
+            try self.init(decoding: data)
+        } catch {
+            throw .file(path: url.path, underlying: error.description)
+        }
+    }
+
+    /// Encodes the image.
+    public func encoded(_ options: EncodingOptions = .png()) throws(CanvasError) -> [UInt8] {
+        switch options {
+        case .png(let level, let filter): return try encodePNG(level: level, filter: filter)
+        case .jpeg(let quality, let background): return try encodeJPEG(quality: quality, background: background)
+        case .webp(let quality, let lossless, let method): return try encodeWebP(quality: quality, lossless: lossless, method: method)
+        }
+    }
+
+    // MARK: PNG (libpng, through the C shim that owns the setjmp)
+
+    private func encodePNG(level: Int, filter: PNGFilter) throws(CanvasError) -> [UInt8] {
+        guard (0...9).contains(level) else { throw .invalidOption("PNG compression level \(level) is out of range [0, 9]") }
+        // An opaque tile loses nothing without its alpha channel and encodes faster.
+        let opaque = isOpaque
+        let rows = opaque ? rgbPixels() : pixels
+        let channels: Int32 = opaque ? 3 : 4
+        var buffer = tk_png_buffer(data: nil, length: 0, capacity: 0)
+        var message = [CChar](repeating: 0, count: 256)
+        let status = rows.withUnsafeBufferPointer { pixels in
+            tk_png_encode(pixels.baseAddress, UInt32(width), UInt32(height), width * Int(channels), channels,
+                          Int32(level), filter.libpngMask, &buffer, &message, message.count)
+        }
+        defer { tk_png_free(buffer.data) }
+        guard status == 0, let data = buffer.data else {
+            throw .encodeFailed(format: .png, reason: String(cString: message))
+        }
+        return Array(UnsafeBufferPointer(start: data, count: buffer.length))
+    }
+
+    private func rgbPixels() -> [UInt8] {
+        var rgb = [UInt8](repeating: 0, count: width * height * 3)
+        pixels.withUnsafeBufferPointer { src in
+            rgb.withUnsafeMutableBufferPointer { dst in
+                var j = 0
+                for i in stride(from: 0, to: src.count, by: 4) {
+                    dst[j] = src[i]; dst[j + 1] = src[i + 1]; dst[j + 2] = src[i + 2]
+                    j += 3
+                }
+            }
+        }
+        return rgb
+    }
+
+    private static func decodePNG(_ bytes: [UInt8]) throws(CanvasError) -> RGBAImage {
+        var pixels: UnsafeMutablePointer<UInt8>?
+        var width: UInt32 = 0, height: UInt32 = 0
+        var message = [CChar](repeating: 0, count: 256)
+        let status = tk_png_decode(bytes, bytes.count, &pixels, &width, &height, &message, message.count)
+        defer { tk_png_free(pixels) }
+        guard status == 0, let pixels, width > 0, height > 0 else {
+            throw .decodeFailed(format: .png, reason: String(cString: message))
+        }
+        return RGBAImage(width: Int(width), height: Int(height),
+                         pixels: Array(UnsafeBufferPointer(start: pixels, count: Int(width) * Int(height) * 4)))
+    }
+
+    // MARK: JPEG (libjpeg-turbo's TurboJPEG API)
+
+    private func encodeJPEG(quality: Int, background: Color) throws(CanvasError) -> [UInt8] {
+        guard (1...100).contains(quality) else { throw .invalidOption("JPEG quality \(quality) is out of range [1, 100]") }
+        guard let handle = tjInitCompress() else { throw .encodeFailed(format: .jpeg, reason: "tjInitCompress failed") }
+        defer { tjDestroy(handle) }
+        let source = isOpaque ? pixels : flattened(onto: background).pixels
+        var output: UnsafeMutablePointer<UInt8>?
+        var size: UInt = 0
+        let status = source.withUnsafeBufferPointer { src in
+            tjCompress2(handle, src.baseAddress, Int32(width), Int32(width * 4), Int32(height), Int32(TJPF_RGBA.rawValue),
+                        &output, &size, Int32(TJSAMP_420.rawValue), Int32(quality), 0)
+        }
+        defer { tjFree(output) }
+        guard status == 0, let output else {
+            throw .encodeFailed(format: .jpeg, reason: String(cString: tjGetErrorStr2(handle)))
+        }
+        return Array(UnsafeBufferPointer(start: output, count: Int(size)))
+    }
+
+    private static func decodeJPEG(_ bytes: [UInt8]) throws(CanvasError) -> RGBAImage {
+        guard let handle = tjInitDecompress() else { throw .decodeFailed(format: .jpeg, reason: "tjInitDecompress failed") }
+        defer { tjDestroy(handle) }
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        var mutableBytes = bytes
+        let header = tjDecompressHeader3(handle, &mutableBytes, UInt(bytes.count), &width, &height, &subsampling, &colorspace)
+        guard header == 0, width > 0, height > 0 else {
+            throw .decodeFailed(format: .jpeg, reason: String(cString: tjGetErrorStr2(handle)))
+        }
+        var pixels = [UInt8](repeating: 0, count: Int(width) * Int(height) * 4)
+        let status = pixels.withUnsafeMutableBufferPointer { dst in
+            tjDecompress2(handle, &mutableBytes, UInt(bytes.count), dst.baseAddress, width, width * 4, height,
+                          Int32(TJPF_RGBA.rawValue), 0)
+        }
+        // A truncated file decodes with a warning (grey rows at the bottom): that is an error here.
+        guard status == 0 else {
+            throw .decodeFailed(format: .jpeg, reason: String(cString: tjGetErrorStr2(handle)))
+        }
+        return RGBAImage(width: Int(width), height: Int(height), pixels: pixels)
+    }
+
+    // MARK: WebP (libwebp's advanced API, for the method setting)
+
+    private func encodeWebP(quality: Double, lossless: Bool, method: Int) throws(CanvasError) -> [UInt8] {
+        guard (0...100).contains(quality) else { throw .invalidOption("WebP quality \(quality) is out of range [0, 100]") }
+        guard (0...6).contains(method) else { throw .invalidOption("WebP method \(method) is out of range [0, 6]") }
+        var config = WebPConfig()
+        guard WebPConfigInit(&config) != 0 else { throw .encodeFailed(format: .webp, reason: "libwebp version mismatch") }
+        config.quality = Float(quality)
+        config.lossless = lossless ? 1 : 0
+        config.method = Int32(method)
+        if !lossless, isOpaque == false { config.alpha_quality = 100 }
+        var picture = WebPPicture()
+        guard WebPPictureInit(&picture) != 0 else { throw .encodeFailed(format: .webp, reason: "libwebp version mismatch") }
+        picture.use_argb = 1
+        picture.width = Int32(width)
+        picture.height = Int32(height)
+        defer { WebPPictureFree(&picture) }
+        let imported = pixels.withUnsafeBufferPointer { WebPPictureImportRGBA(&picture, $0.baseAddress, Int32(width * 4)) }
+        guard imported != 0 else { throw .encodeFailed(format: .webp, reason: "out of memory importing \(width)x\(height) pixels") }
+        var writer = WebPMemoryWriter()
+        WebPMemoryWriterInit(&writer)
+        defer { WebPMemoryWriterClear(&writer) }
+        let status = withUnsafeMutablePointer(to: &writer) { writerPointer in
+            picture.writer = WebPMemoryWrite
+            picture.custom_ptr = UnsafeMutableRawPointer(writerPointer)
+            return WebPEncode(&config, &picture)
+        }
+        guard status != 0, let mem = writer.mem else {
+            throw .encodeFailed(format: .webp, reason: "libwebp error code \(picture.error_code.rawValue)")
+        }
+        return Array(UnsafeBufferPointer(start: mem, count: writer.size))
+    }
+
+    private static func decodeWebP(_ bytes: [UInt8]) throws(CanvasError) -> RGBAImage {
+        var width: Int32 = 0, height: Int32 = 0
+        guard let decoded = WebPDecodeRGBA(bytes, bytes.count, &width, &height), width > 0, height > 0 else {
+            throw .decodeFailed(format: .webp, reason: "libwebp could not decode \(bytes.count) bytes")
+        }
+        defer { WebPFree(decoded) }
+        return RGBAImage(width: Int(width), height: Int(height),
+                         pixels: Array(UnsafeBufferPointer(start: decoded, count: Int(width) * Int(height) * 4)))
+    }
+
+    /// The image composited over an opaque colour (for formats without alpha).
+    public func flattened(onto background: Color) -> RGBAImage {
+        let bg = Pixel(background.withAlpha(1))
+        var out = pixels
+        for i in stride(from: 0, to: out.count, by: 4) {
+            let a = Int(out[i + 3])
+            guard a < 255 else { continue }
+            func mix(_ value: UInt8, _ under: UInt8) -> UInt8 { UInt8((Int(value) * a + Int(under) * (255 - a) + 127) / 255) }
+            out[i] = mix(out[i], bg.red); out[i + 1] = mix(out[i + 1], bg.green); out[i + 2] = mix(out[i + 2], bg.blue)
+            out[i + 3] = 255
+        }
+        return RGBAImage(width: width, height: height, pixels: out)
+    }
+}
+
+extension String {
+    func ifEmpty(_ replacement: String) -> String { isEmpty ? replacement : self }
+}
