@@ -1,1 +1,4 @@
-print("x")
+import Foundation
+import TileKitCLI
+
+exit(TileKitCommand.run(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,81 @@
+import Foundation
+
+/// Where a command reads and writes: the real terminal in `tilekit`, buffers in tests.
+public struct CommandIO: Sendable {
+    public var readLine: @Sendable () -> String?
+    public var write: @Sendable (String) -> Void
+    public var writeError: @Sendable (String) -> Void
+
+    public init(readLine: @escaping @Sendable () -> String?, write: @escaping @Sendable (String) -> Void,
+                writeError: @escaping @Sendable (String) -> Void) {
+        self.readLine = readLine
+        self.write = write
+        self.writeError = writeError
+    }
+
+    /// Standard input, output and error.
+    public static let standard = CommandIO(
+        readLine: { Swift.readLine(strippingNewline: true) },
+        write: { text in FileHandle.standardOutput.write(Data((text + "\n").utf8)) },
+        writeError: { text in FileHandle.standardError.write(Data((text + "\n").utf8)) })
+}
+
+/// One `tilekit` command: its words, help text, options and what it does.
+protocol Command {
+    /// The words that select it, e.g. `["tile", "at"]`.
+    static var path: [String] { get }
+    static var summary: String { get }
+    /// Usage lines, arguments and options, printed by `--help`.
+    static var help: String { get }
+    static var options: OptionSpec { get }
+    static func run(_ arguments: BoundArguments, io: CommandIO) throws(CLIError)
+}
+
+extension Command {
+    static var displayName: String { "tilekit " + path.joined(separator: " ") }
+
+    /// Runs `body` on each input: the argument itself, or each non-empty line of stdin when
+    /// the argument is `-`. An error on a stdin line says which line.
+    static func eachInput(_ argument: String, io: CommandIO, _ body: (String) throws(CLIError) -> Void) throws(CLIError) {
+        guard argument == "-" else {
+            try body(argument)
+            return
+        }
+        var lineNumber = 0
+        while let line = io.readLine() {
+            lineNumber += 1
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty { continue }
+            do {
+                try body(trimmed)
+            } catch {
+                switch error {
+                case .usage(let m): throw .usage("stdin line \(lineNumber): \(m)")
+                default: throw error
+                }
+            }
+        }
+    }
+
+    static func required(_ arguments: BoundArguments, _ option: String) throws(CLIError) -> String {
+        guard let value = arguments.values[option] else { throw .usage("missing option --\(option)") }
+        return value
+    }
+
+    static func expectPositionals(_ arguments: BoundArguments, _ count: ClosedRange<Int>, _ names: String) throws(CLIError) {
+        guard count.contains(arguments.positionals.count) else {
+            if arguments.positionals.count < count.lowerBound { throw .usage("missing \(names)") }
+            throw .usage("unexpected argument \"\(arguments.positionals[count.upperBound])\"")
+        }
+    }
+}
+
+/// Compact JSON for one-line outputs that scripts read.
+enum JSON {
+    static func object(_ pairs: [(String, String)]) -> String {
+        "{" + pairs.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+    }
+
+    /// A finite number as the shortest text that reads back exactly (JSON has no NaN).
+    static func number(_ value: Double) -> String { value.description }
+}

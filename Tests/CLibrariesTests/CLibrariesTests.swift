@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+import CSQLite
+import CMicroHTTPD
+import CMicroHTTPDShim
+
+/// The C libraries that later layers use are linked and answer: SQLite in WAL mode on a
+/// real file, and libmicrohttpd bound to 127.0.0.1 on a port the OS picks.
+@Suite struct CLibrariesTests {
+    @Test func sqliteOpensAFileInWALMode() throws {
+        #expect(sqlite3_libversion_number() >= 3_031_000)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tilekit-\(UUID()).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path); try? FileManager.default.removeItem(atPath: path + "-wal"); try? FileManager.default.removeItem(atPath: path + "-shm") }
+        var db: OpaquePointer?
+        #expect(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK)
+        defer { sqlite3_close(db) }
+        var statement: OpaquePointer?
+        #expect(sqlite3_prepare_v2(db, "PRAGMA journal_mode=WAL", -1, &statement, nil) == SQLITE_OK)
+        #expect(sqlite3_step(statement) == SQLITE_ROW)
+        #expect(String(cString: sqlite3_column_text(statement, 0)) == "wal")
+        sqlite3_finalize(statement)
+    }
+
+    @Test func microhttpdBindsLoopbackOnAnOSPort() throws {
+        #expect(String(cString: MHD_get_version()).hasPrefix("0.9"))
+        // MHD needs a handler; this one refuses every request.
+        let handler: MHD_AccessHandlerCallback = { _, _, _, _, _, _, _, _ in MHD_Result(rawValue: 0)! }
+        // Called outside #require: inside the macro the implicit String-to-char* temporary
+        // is already freed when C reads it.
+        let started = tk_mhd_start("127.0.0.1", 0, 1, handler, nil, nil, nil)
+        let daemon = try #require(started)
+        defer { MHD_stop_daemon(daemon) }
+        #expect(tk_mhd_port(daemon) > 0)
+        let refused = tk_mhd_start("not an address", 0, 1, handler, nil, nil, nil)
+        #expect(refused == nil)
+    }
+}
