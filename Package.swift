@@ -33,7 +33,7 @@ let package = Package(
         // Pure Swift tile math: coordinates, tiles, geodesy, encoded polylines.
         .target(name: "TileMath"),
         // Images and drawing over cairo, pango and the codecs.
-        .target(name: "Canvas", dependencies: ["CCairo", "CPango", "CPNGCodec", "CTurboJPEG", "CWebP"]),
+        .target(name: "Canvas", dependencies: ["TileMath", "CCairo", "CPango", "CPNGCodec", "CTurboJPEG", "CWebP"]),
         // The command line, as a library so it is testable.
         .target(name: "TileKitCLI", dependencies: ["TileMath", "Canvas"]),
         .executableTarget(name: "tilekit", dependencies: ["TileKitCLI"]),

@@ -1,0 +1,36 @@
+# TileKit: `make demo` runs the main job, `make test` the whole suite. Each installs
+# what a fresh Debian 12 machine with only the Swift toolchain is missing.
+SWIFT ?= swift
+TILEKIT_RELEASE := .build/release/tilekit
+TILEKIT_DEBUG := .build/debug/tilekit
+
+.PHONY: all deps test-deps build demo test bench fixtures clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+test-deps:
+	@bash scripts/install-test-deps.sh
+
+build: deps
+	$(SWIFT) build -c release --product tilekit
+
+# Until the MapQuest demo lands: render the sample map and print its path.
+demo: build
+	@$(TILEKIT_RELEASE) sample -o out/sample-map.png
+
+# The mercantile cross-check runs first so that swift test's summary is the last line.
+test: deps test-deps
+	$(SWIFT) build --build-tests
+	python3 scripts/check-cli-against-mercantile.py $(TILEKIT_DEBUG)
+	$(SWIFT) test --skip-build
+
+# Regenerates the committed mercantile/geographiclib fixture (seeded: same output).
+fixtures: test-deps
+	python3 -m pip install -q geographiclib==2.0
+	python3 scripts/make-tilemath-fixture.py
+
+clean:
+	rm -rf .build out
