@@ -32,5 +32,12 @@ fixtures: test-deps
 	python3 -m pip install -q geographiclib==2.0
 	python3 scripts/make-tilemath-fixture.py
 
+# Speed beside reference tools, in one run, as ratios. Not part of `make test`.
+bench: deps
+	$(SWIFT) build -c release --product tilekit
+	$(SWIFT) build -c release --product tilekit-bench
+	python3 -c "import PIL" 2>/dev/null || python3 -m pip install -q --disable-pip-version-check pillow
+	python3 scripts/bench.py
+
 clean:
 	rm -rf .build out

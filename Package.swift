@@ -37,6 +37,8 @@ let package = Package(
         // The command line, as a library so it is testable.
         .target(name: "TileKitCLI", dependencies: ["TileMath", "Canvas"]),
         .executableTarget(name: "tilekit", dependencies: ["TileKitCLI"]),
+        // Measurements for `make bench` (scripts/bench.py compares them with reference tools).
+        .executableTarget(name: "tilekit-bench", dependencies: ["Canvas"], path: "Sources/TileKitBench"),
 
         .testTarget(name: "TileMathTests", dependencies: ["TileMath"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas", "TileMath"], exclude: ["Goldens"]),
