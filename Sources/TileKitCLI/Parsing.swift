@@ -20,6 +20,11 @@ enum Parse {
         return zoom
     }
 
+    static func optionalZoom(_ text: String?) throws(CLIError) -> Int? {
+        guard let text else { return nil }
+        return try zoom(text)
+    }
+
     /// `Z` or `A-B` (inclusive).
     static func zoomRange(_ text: String) throws(CLIError) -> ClosedRange<Int> {
         let parts = text.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)

@@ -179,7 +179,7 @@ enum TileParent: Command {
 
     static func run(_ arguments: BoundArguments, io: CommandIO) throws(CLIError) {
         try expectPositionals(arguments, 1...1, "tile Z/X/Y")
-        let zoom = try arguments.values["zoom"].map { text throws(CLIError) in try Parse.zoom(text) }
+        let zoom = try Parse.optionalZoom(arguments.values["zoom"])
         try eachInput(arguments.positionals[0], io: io) { text throws(CLIError) in
             let tile = try Parse.tile(text)
             let target = zoom ?? tile.z - 1
@@ -211,7 +211,7 @@ enum TileChildren: Command {
 
     static func run(_ arguments: BoundArguments, io: CommandIO) throws(CLIError) {
         try expectPositionals(arguments, 1...1, "tile Z/X/Y")
-        let zoom = try arguments.values["zoom"].map { text throws(CLIError) in try Parse.zoom(text) }
+        let zoom = try Parse.optionalZoom(arguments.values["zoom"])
         try eachInput(arguments.positionals[0], io: io) { text throws(CLIError) in
             let tile = try Parse.tile(text)
             guard tile.z < TileID.maxZoom else { throw .usage("tile \(tile) is at the deepest zoom, \(TileID.maxZoom)") }
