@@ -34,14 +34,17 @@ let package = Package(
         .target(name: "TileMath"),
         // Images and drawing over cairo, pango and the codecs.
         .target(name: "Canvas", dependencies: ["TileMath", "CCairo", "CPango", "CPNGCodec", "CTurboJPEG", "CWebP"]),
+        // Tile sources, layers (zooms, bounds, overzoom, fallback) and composition.
+        .target(name: "TileSources", dependencies: ["TileMath", "Canvas"]),
         // The command line, as a library so it is testable.
-        .target(name: "TileKitCLI", dependencies: ["TileMath", "Canvas"]),
+        .target(name: "TileKitCLI", dependencies: ["TileMath", "Canvas", "TileSources"]),
         .executableTarget(name: "tilekit", dependencies: ["TileKitCLI"]),
         // Measurements for `make bench` (scripts/bench.py compares them with reference tools).
         .executableTarget(name: "tilekit-bench", dependencies: ["Canvas"], path: "Sources/TileKitBench"),
 
         .testTarget(name: "TileMathTests", dependencies: ["TileMath"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas", "TileMath"], exclude: ["Goldens"]),
+        .testTarget(name: "TileSourcesTests", dependencies: ["TileSources", "TileMath", "Canvas"]),
         .testTarget(name: "TileKitCLITests", dependencies: ["TileKitCLI", "TileMath"]),
         .testTarget(name: "CLibrariesTests", dependencies: ["CSQLite", "CMicroHTTPDShim", "CMicroHTTPD"]),
     ],

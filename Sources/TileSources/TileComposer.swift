@@ -1,0 +1,69 @@
+import Foundation
+public import Canvas
+public import TileMath
+
+/// A stack of layers drawn into one tile, lowest `zIndex` first.
+///
+/// A layer that `replacesBase` hides every layer below it, and those are not even asked.
+/// When any asked layer is `unavailable` the whole tile is (a partial map must not be
+/// cached as if complete); when none has anything the tile is `noTile`. A lone native
+/// tile at full opacity in the wanted format is passed on without re-encoding.
+public struct TileComposer: Sendable {
+    public let layers: [TileLayer]
+
+    public init(layers: [TileLayer]) {
+        // A stable sort: equal z-indexes keep the order given.
+        let ordered = layers.enumerated().sorted { a, b in
+            (a.element.options.zIndex, a.offset) < (b.element.options.zIndex, b.offset)
+        }.map(\.element)
+        // Drop everything below the topmost layer that replaces the base map.
+        if let base = ordered.lastIndex(where: { $0.options.replacesBase }) {
+            self.layers = Array(ordered[base...])
+        } else {
+            self.layers = ordered
+        }
+    }
+
+    public func tile(_ request: TileRequest, encoding: EncodingOptions = .png()) async throws -> TileResult {
+        let layers = self.layers
+        let results = try await withThrowingTaskGroup(of: (Int, TileLayer.Result).self) { group in
+            for (index, layer) in layers.enumerated() {
+                group.addTask { (index, try await layer.render(request)) }
+            }
+            var ordered = [TileLayer.Result?](repeating: nil, count: layers.count)
+            for try await (index, result) in group { ordered[index] = result }
+            return ordered.map { $0! }
+        }
+        var retryAfter: Duration?? = nil
+        var images = [(RGBAImage, TileData?, TileData.Provenance, Double)]()
+        for (layer, result) in zip(layers, results) {
+            switch result {
+            case .unavailable(let r):
+                retryAfter = .some(Self.earliest(retryAfter ?? nil, r))
+            case .noTile:
+                continue
+            case .image(let image, let passthrough, let provenance):
+                if layer.options.opacity > 0 { images.append((image, passthrough, provenance, layer.options.opacity)) }
+            }
+        }
+        if let retryAfter { return .unavailable(retryAfter: retryAfter) }
+        guard !images.isEmpty else { return .noTile }
+        if images.count == 1, images[0].3 >= 1, let data = images[0].1, data.format == encoding.format {
+            return .tile(data)
+        }
+        let size = images.map(\.0.width).max()!
+        let canvas = try Canvas(width: size, height: size)
+        for (image, _, _, opacity) in images {
+            canvas.draw(image, x: 0, y: 0, width: Double(size), height: Double(size), opacity: opacity)
+        }
+        let provenance: TileData.Provenance = images.count == 1 ? images[0].2 : .composed
+        return .tile(TileData(bytes: try canvas.encoded(encoding), format: encoding.format, provenance: provenance))
+    }
+
+    static func earliest(_ a: Duration?, _ b: Duration?) -> Duration? {
+        switch (a, b) {
+        case (nil, let x), (let x, nil): return x
+        case (let x?, let y?): return min(x, y)
+        }
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+public import Canvas
+public import TileMath
+
+/// What a layer shows where its source has no tile.
+public enum Fallback: Hashable, Sendable {
+    /// Nothing: the tile is absent (`noTile`).
+    case none
+    /// A transparent tile.
+    case transparent
+    case color(Color)
+    /// An image (a hand-drawn parchment), stretched to the tile.
+    case image(RGBAImage)
+}
+
+/// How a source is shown: zooms, bounds, overzoom, fallback, opacity and stacking.
+/// Options left nil take the source's own metadata.
+public struct LayerOptions: Hashable, Sendable {
+    /// Zooms at which the layer shows anything, both included (MapKit's camera zoom range).
+    public var minZoom: Int = 0
+    public var maxZoom: Int = 22
+    /// Zooms the source really has; outside them tiles are made from ancestors or children.
+    public var nativeMinZoom: Int?
+    public var nativeMaxZoom: Int?
+    /// Where the layer has tiles. No tile outside is ever requested from the source.
+    public var bounds: BoundingBox?
+    /// How many zooms above the native maximum are scaled up from an ancestor.
+    public var maxOverzoom: Int = 8
+    /// How many zooms below the native minimum are built from descendants (4^n tiles each).
+    public var maxUnderzoom: Int = 2
+    public var fallback: Fallback = .none
+    /// In [0, 1].
+    public var opacity: Double = 1
+    /// Stacking order: higher draws on top; equal keeps the order given.
+    public var zIndex: Int = 0
+    /// A base layer that replaces everything below it (MapKit's `canReplaceMapContent`).
+    public var replacesBase: Bool = false
+    /// Pixel size of the layer's tiles at scale 1; nil for the source's.
+    public var tileSize: Int?
+
+    public init() {}
+}
+
+/// A tile source seen through its options: answers with pixels ready to compose.
+public struct TileLayer: Sendable {
+    public let name: String
+    public let source: any TileSource
+    public let options: LayerOptions
+
+    public init(name: String? = nil, source: any TileSource, options: LayerOptions = LayerOptions()) {
+        self.name = name ?? source.metadata.name
+        self.source = source
+        self.options = options
+    }
+
+    public var tileSize: Int { options.tileSize ?? source.metadata.tileSize }
+    public var nativeMinZoom: Int { options.nativeMinZoom ?? source.metadata.minZoom }
+    public var nativeMaxZoom: Int { options.nativeMaxZoom ?? source.metadata.maxZoom }
+    public var bounds: BoundingBox? { options.bounds ?? source.metadata.bounds }
+
+    /// A layer's answer: pixels (with the source bytes when they can be passed on untouched),
+    /// or an absence.
+    public enum Result: Sendable {
+        case image(RGBAImage, passthrough: TileData?, provenance: TileData.Provenance)
+        case noTile
+        case unavailable(retryAfter: Duration?)
+    }
+
+    /// True when the layer could have anything for the tile: within its zooms and its bounds.
+    /// Tiles that only touch the bounds along an edge are outside.
+    public func covers(_ tile: TileID) -> Bool {
+        guard (options.minZoom...options.maxZoom).contains(tile.z) else { return false }
+        guard let bounds else { return true }
+        let t = tile.bounds
+        guard t.south < bounds.north, bounds.south < t.north else { return false }
+        return bounds.splitAtAntimeridian.contains { b in t.west < b.east && b.west < t.east }
+    }
+
+    public func render(_ request: TileRequest) async throws -> Result {
+        let tile = request.tile
+        guard covers(tile) else { return fallbackOrNothing(request, covered: false) }
+        let size = tileSize * request.scale
+        let result: Result
+        if tile.z > nativeMaxZoom {
+            guard tile.z - nativeMaxZoom <= options.maxOverzoom else { return fallbackOrNothing(request, covered: true) }
+            result = try await overzoom(request, size: size)
+        } else if tile.z < nativeMinZoom {
+            guard nativeMinZoom - tile.z <= options.maxUnderzoom else { return fallbackOrNothing(request, covered: true) }
+            result = try await underzoom(request, size: size)
+        } else {
+            result = try await native(request, size: size)
+        }
+        if case .noTile = result { return fallbackOrNothing(request, covered: true) }
+        return result
+    }
+
+    private func native(_ request: TileRequest, size: Int) async throws -> Result {
+        switch try await source.tile(request) {
+        case .noTile: return .noTile
+        case .unavailable(let retryAfter): return .unavailable(retryAfter: retryAfter)
+        case .tile(let data):
+            let image = try RGBAImage(decoding: data.bytes)
+            if image.width == size, image.height == size {
+                return .image(image, passthrough: data, provenance: data.provenance)
+            }
+            return .image(try Self.resample(image, to: size), passthrough: nil, provenance: data.provenance)
+        }
+    }
+
+    /// Scales up the matching part of the ancestor at the native maximum zoom.
+    private func overzoom(_ request: TileRequest, size: Int) async throws -> Result {
+        let tile = request.tile
+        let ancestor = tile.ancestor(atZoom: nativeMaxZoom)!
+        switch try await source.tile(TileRequest(ancestor, scale: request.scale)) {
+        case .noTile: return .noTile
+        case .unavailable(let retryAfter): return .unavailable(retryAfter: retryAfter)
+        case .tile(let data):
+            let image = try RGBAImage(decoding: data.bytes)
+            let parts = Double(1 << (tile.z - ancestor.z))
+            let partSize = Double(image.width) / parts
+            let column = Double(tile.x - (ancestor.x << (tile.z - ancestor.z)))
+            let row = Double(tile.y - (ancestor.y << (tile.z - ancestor.z)))
+            let canvas = try Canvas(width: size, height: size)
+            let scale = Double(size) / partSize
+            canvas.draw(image, transform: AffineTransform.translation(x: -column * partSize, y: -row * partSize)
+                .concatenating(.scale(x: scale, y: scale)), interpolation: .bilinear)
+            return .image(canvas.makeImage(), passthrough: nil, provenance: .overzoomed(from: ancestor))
+        }
+    }
+
+    /// Scales down the descendants at the native minimum zoom into one tile.
+    private func underzoom(_ request: TileRequest, size: Int) async throws -> Result {
+        let tile = request.tile
+        let range = tile.descendants(atZoom: nativeMinZoom)!
+        let sourceRef = source
+        let results = try await withThrowingTaskGroup(of: (TileID, TileResult).self) { group in
+            for child in range where covers(child) {
+                group.addTask { (child, try await sourceRef.tile(TileRequest(child, scale: request.scale))) }
+            }
+            var collected = [(TileID, TileResult)]()
+            for try await item in group { collected.append(item) }
+            return collected
+        }
+        if let retry = results.compactMap({ item -> Duration?? in
+            if case .unavailable(let r) = item.1 { return .some(r) }
+            return nil
+        }).first {
+            return .unavailable(retryAfter: retry)
+        }
+        let canvas = try Canvas(width: size, height: size)
+        let cell = Double(size) / Double(range.width)
+        var drew = false
+        for (child, result) in results {
+            guard case .tile(let data) = result else { continue }
+            let image = try RGBAImage(decoding: data.bytes)
+            canvas.draw(image, x: Double(child.x - range.minX) * cell, y: Double(child.y - range.minY) * cell,
+                        width: cell, height: cell, interpolation: .best)
+            drew = true
+        }
+        guard drew else { return .noTile }
+        return .image(canvas.makeImage(), passthrough: nil, provenance: .underzoomed(from: nativeMinZoom))
+    }
+
+    /// Inside the layer's reach, the fallback stands in for a missing tile; outside it
+    /// (beyond the bounds or zooms) a layer shows nothing.
+    private func fallbackOrNothing(_ request: TileRequest, covered: Bool) -> Result {
+        let size = tileSize * request.scale
+        guard covered || coversZoomOnly(request.tile) else { return .noTile }
+        switch options.fallback {
+        case .none: return .noTile
+        case .transparent: return .image(RGBAImage(width: size, height: size), passthrough: nil, provenance: .fallback)
+        case .color(let color): return .image(RGBAImage(width: size, height: size, color: color), passthrough: nil, provenance: .fallback)
+        case .image(let image):
+            let scaled = (try? Self.resample(image, to: size)) ?? RGBAImage(width: size, height: size)
+            return .image(scaled, passthrough: nil, provenance: .fallback)
+        }
+    }
+
+    /// The parchment fallback covers the whole world at the layer's zooms: a custom map
+    /// is parchment wherever nobody drew.
+    private func coversZoomOnly(_ tile: TileID) -> Bool {
+        (options.minZoom...options.maxZoom).contains(tile.z)
+    }
+
+    static func resample(_ image: RGBAImage, to size: Int) throws -> RGBAImage {
+        if image.width == size && image.height == size { return image }
+        let canvas = try Canvas(width: size, height: size)
+        canvas.draw(image, x: 0, y: 0, width: Double(size), height: Double(size),
+                    interpolation: size < image.width ? .best : .bilinear)
+        return canvas.makeImage()
+    }
+}

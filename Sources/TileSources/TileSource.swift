@@ -1,0 +1,30 @@
+public import TileMath
+
+/// Anything that gives tiles: a folder, an MBTiles or PMTiles file, a remote server, code.
+///
+/// One narrow method, asynchronous because some sources wait on the network. Sources
+/// answer only for the tiles they have (`noTile` otherwise); zoom ranges, bounds,
+/// overzoom and fallbacks are applied around them by `TileLayer`.
+public protocol TileSource: Sendable {
+    var metadata: TileSetMetadata { get }
+    func tile(_ request: TileRequest) async throws -> TileResult
+}
+
+/// Errors of tile sources and stores; each names the file, tile or value.
+public enum TileSourceError: Error, Equatable, Sendable, CustomStringConvertible {
+    case notFound(path: String)
+    case unreadable(path: String, reason: String)
+    case corrupt(path: String, reason: String)
+    case unwritable(path: String, reason: String)
+    case invalid(String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let path): return "\(path): no such file or directory"
+        case .unreadable(let path, let reason): return "\(path): cannot read: \(reason)"
+        case .corrupt(let path, let reason): return "\(path): \(reason)"
+        case .unwritable(let path, let reason): return "\(path): cannot write: \(reason)"
+        case .invalid(let message): return message
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+public import TileMath
+
+/// Somewhere tiles can be written: a folder, an MBTiles or a PMTiles file.
+///
+/// A writer is used by one task at a time. Nothing is visible to readers as a finished
+/// store until `finish()` returns; a writer dropped without `finish()` leaves either the
+/// previous store or a store a resumed build can continue, never a corrupt one.
+public protocol TileStoreWriter: AnyObject {
+    func write(_ tile: TileID, bytes: [UInt8]) throws
+    /// True when the store already holds the tile (a resumed build skips it).
+    func contains(_ tile: TileID) throws -> Bool
+    func finish(metadata: TileSetMetadata) throws
+}
+
+/// Writes `DIR/{z}/{x}/{row}.{ext}` files, each atomically (temp file + rename), and a
+/// `metadata.json` at the end.
+public final class FolderTileWriter: TileStoreWriter {
+    public let directory: URL
+    public let scheme: TileScheme
+    public let fileExtension: String
+
+    public init(directory: URL, scheme: TileScheme = .xyz, fileExtension: String) throws(TileSourceError) {
+        self.directory = directory
+        self.scheme = scheme
+        self.fileExtension = fileExtension
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw .unwritable(path: directory.path, reason: (error as NSError).localizedDescription)
+        }
+    }
+
+    func url(for tile: TileID) -> URL {
+        directory.appendingPathComponent("\(tile.z)/\(tile.x)/\(scheme.row(for: tile)).\(fileExtension)")
+    }
+
+    public func write(_ tile: TileID, bytes: [UInt8]) throws {
+        try Self.writeAtomically(bytes, to: url(for: tile))
+    }
+
+    public func contains(_ tile: TileID) throws -> Bool {
+        FileManager.default.fileExists(atPath: url(for: tile).path)
+    }
+
+    public func finish(metadata: TileSetMetadata) throws {
+        var object: [String: Any] = [
+            "name": metadata.name, "scheme": scheme.rawValue, "minzoom": metadata.minZoom, "maxzoom": metadata.maxZoom,
+            "format": fileExtension, "tile_size": metadata.tileSize,
+        ]
+        if let bounds = metadata.bounds { object["bounds"] = MetadataText.bounds(bounds) }
+        if let attribution = metadata.attribution { object["attribution"] = attribution }
+        if let description = metadata.description { object["description"] = description }
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+        try Self.writeAtomically(Array(data), to: directory.appendingPathComponent("metadata.json"))
+    }
+
+    /// Temp file in the same directory, then rename: a reader sees the old file or the new one.
+    static func writeAtomically(_ bytes: [UInt8], to url: URL) throws(TileSourceError) {
+        let folder = url.deletingLastPathComponent()
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(bytes).write(to: temporary)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw .unwritable(path: url.path, reason: (error as NSError).localizedDescription)
+        }
+        guard rename(temporary.path, url.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temporary)
+            throw .unwritable(path: url.path, reason: reason)
+        }
+    }
+}
