@@ -22,6 +22,7 @@ let package = Package(
         cLibrary("CCairo", pkgConfig: "cairo", apt: "libcairo2-dev"),
         cLibrary("CPango", pkgConfig: "pangocairo", apt: "libpango1.0-dev"),
         cLibrary("CPNG", pkgConfig: "libpng", apt: "libpng-dev"),
+        cLibrary("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
         cLibrary("CTurboJPEG", pkgConfig: "libturbojpeg", apt: "libturbojpeg0-dev"),
         cLibrary("CWebP", pkgConfig: "libwebp", apt: "libwebp-dev"),
         cLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
@@ -34,8 +35,14 @@ let package = Package(
         .target(name: "TileMath"),
         // Images and drawing over cairo, pango and the codecs.
         .target(name: "Canvas", dependencies: ["TileMath", "CCairo", "CPango", "CPNGCodec", "CTurboJPEG", "CWebP"]),
+        // MBTiles 1.3 files over SQLite (the only importer of CSQLite).
+        .target(name: "MBTiles", dependencies: ["TileMath", "CSQLite"]),
+        // gzip through zlib (the only importer of CZlib).
+        .target(name: "Compression", dependencies: ["CZlib"]),
+        // PMTiles v3 files: Hilbert ids, directories, leaves, run-length dedup.
+        .target(name: "PMTiles", dependencies: ["TileMath", "Compression"]),
         // Tile sources, layers (zooms, bounds, overzoom, fallback) and composition.
-        .target(name: "TileSources", dependencies: ["TileMath", "Canvas"]),
+        .target(name: "TileSources", dependencies: ["TileMath", "Canvas", "MBTiles", "PMTiles"]),
         // The command line, as a library so it is testable.
         .target(name: "TileKitCLI", dependencies: ["TileMath", "Canvas", "TileSources"]),
         .executableTarget(name: "tilekit", dependencies: ["TileKitCLI"]),
@@ -44,7 +51,7 @@ let package = Package(
 
         .testTarget(name: "TileMathTests", dependencies: ["TileMath"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas", "TileMath"], exclude: ["Goldens"]),
-        .testTarget(name: "TileSourcesTests", dependencies: ["TileSources", "TileMath", "Canvas"]),
+        .testTarget(name: "TileSourcesTests", dependencies: ["TileSources", "TileMath", "Canvas", "MBTiles", "PMTiles", "Compression"]),
         .testTarget(name: "TileKitCLITests", dependencies: ["TileKitCLI", "TileMath"]),
         .testTarget(name: "CLibrariesTests", dependencies: ["CSQLite", "CMicroHTTPDShim", "CMicroHTTPD"]),
     ],

@@ -1,2 +1,1 @@
 #include <png.h>
-#include <zlib.h>

@@ -1,0 +1,212 @@
+import Foundation
+import Synchronization
+public import TileMath
+
+/// An MBTiles 1.3 file: tiles and metadata in SQLite, rows in TMS order (`tile_row`
+/// counts from the south). See https://github.com/mapbox/mbtiles-spec/blob/master/1.3/spec.md.
+///
+/// TileKit writes mbutil's deduplicating layout: `map` (zoom, column, row → tile id) and
+/// `images` (tile id → bytes), with the spec's `tiles` view over them, so a tile that
+/// repeats (ocean, parchment) is stored once. It reads either layout. The journal is in
+/// WAL mode: many readers and one writer at once.
+public enum MBTiles {
+    /// Metadata keys with their meaning in MBTiles 1.3.
+    public struct Metadata: Hashable, Sendable {
+        public var values: [String: String]
+        public init(_ values: [String: String] = [:]) { self.values = values }
+
+        public var name: String? { values["name"] }
+        /// `png`, `jpg`, `webp` (or `pbf`).
+        public var format: String? { values["format"] }
+        public var bounds: String? { values["bounds"] }
+        public var center: String? { values["center"] }
+        public var minZoom: Int? { values["minzoom"].flatMap { Int($0) } }
+        public var maxZoom: Int? { values["maxzoom"].flatMap { Int($0) } }
+        public var attribution: String? { values["attribution"] }
+        public var description: String? { values["description"] }
+    }
+
+    static let schema = """
+        PRAGMA journal_mode=WAL;
+        CREATE TABLE IF NOT EXISTS metadata (name TEXT NOT NULL, value TEXT);
+        CREATE UNIQUE INDEX IF NOT EXISTS metadata_name ON metadata (name);
+        CREATE TABLE IF NOT EXISTS map (zoom_level INTEGER NOT NULL, tile_column INTEGER NOT NULL, tile_row INTEGER NOT NULL, tile_id TEXT NOT NULL);
+        CREATE UNIQUE INDEX IF NOT EXISTS map_index ON map (zoom_level, tile_column, tile_row);
+        CREATE TABLE IF NOT EXISTS images (tile_data BLOB NOT NULL, tile_id TEXT NOT NULL);
+        CREATE UNIQUE INDEX IF NOT EXISTS images_id ON images (tile_id);
+        CREATE VIEW IF NOT EXISTS tiles AS
+            SELECT map.zoom_level AS zoom_level, map.tile_column AS tile_column, map.tile_row AS tile_row,
+                   images.tile_data AS tile_data
+            FROM map JOIN images ON images.tile_id = map.tile_id;
+        """
+
+    /// A content id for deduplication: two independent 64-bit hashes and the length, so a
+    /// collision would need both hashes and the size to agree.
+    static func contentID(_ bytes: [UInt8]) -> String {
+        var fnv: UInt64 = 0xcbf2_9ce4_8422_2325
+        var mix: UInt64 = 0x9e37_79b9_7f4a_7c15
+        for byte in bytes {
+            fnv = (fnv ^ UInt64(byte)) &* 0x100_0000_01b3
+            mix = (mix ^ UInt64(byte)) &* 0xff51_afd7_ed55_8ccd
+            mix ^= mix >> 29
+        }
+        return String(fnv, radix: 16) + String(mix, radix: 16) + String(bytes.count, radix: 16)
+    }
+}
+
+/// Reads tiles from an MBTiles file: a small pool of read-only connections, so many tasks
+/// read at once while one writer may be adding tiles.
+public final class MBTilesReader: Sendable {
+    public let path: String
+    public let metadata: MBTiles.Metadata
+    /// Connections not in use. Each is used by one task at a time: it is taken out of this
+    /// Mutex-guarded pool for the duration of a query.
+    private let pool: Mutex<[ConnectionBox]>
+
+    /// Opens a file, checking that it is SQLite with a `tiles` table or view; errors name the path.
+    public init(path: String) throws(SQLiteError) {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw SQLiteError(code: 14, message: "no such file", path: path)
+        }
+        self.path = path
+        let connection = try SQLiteConnection(path: path, mode: .readOnly)
+        var hasTiles = false
+        do {
+            try connection.query("SELECT count(*) FROM sqlite_master WHERE name = 'tiles' AND type IN ('table', 'view')") { row in
+                hasTiles = row.integer(0) > 0
+            }
+        } catch let error as SQLiteError {
+            throw SQLiteError(code: error.code, message: error.message + "; not an MBTiles file", path: path)
+        } catch {
+            throw SQLiteError(code: 1, message: "\(error)", path: path)
+        }
+        guard hasTiles else { throw SQLiteError(code: 1, message: "no tiles table; not an MBTiles file", path: path) }
+        var values = [String: String]()
+        try? connection.query("SELECT name, value FROM metadata") { row in
+            if let name = row.text(0) { values[name] = row.text(1) ?? "" }
+        }
+        metadata = MBTiles.Metadata(values)
+        pool = Mutex([ConnectionBox(connection)])
+    }
+
+    /// The bytes of a tile, or nil when the file has none.
+    public func tile(_ tile: TileID) throws -> [UInt8]? {
+        try withConnection { connection in
+            var bytes: [UInt8]?
+            try connection.query("SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
+                                 [.integer(tile.z), .integer(tile.x), .integer(tile.tmsY)]) { row in
+                bytes = row.blob(0)
+            }
+            return bytes
+        }
+    }
+
+    /// Tile count and total bytes per zoom.
+    public func statistics() throws -> [(zoom: Int, tiles: Int, bytes: Int)] {
+        try withConnection { connection in
+            var result = [(Int, Int, Int)]()
+            try connection.query("SELECT zoom_level, count(*), sum(length(tile_data)) FROM tiles GROUP BY zoom_level ORDER BY zoom_level") { row in
+                result.append((row.integer(0), row.integer(1), row.integer(2)))
+            }
+            return result.map { (zoom: $0.0, tiles: $0.1, bytes: $0.2) }
+        }
+    }
+
+    /// Every tile id in the file, in z, x, row order (for copying a whole store).
+    public func forEachTile(_ body: (TileID, [UInt8]) throws -> Void) throws {
+        try withConnection { connection in
+            try connection.query("SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles ORDER BY zoom_level, tile_column, tile_row") { row in
+                let (z, x, tmsY) = (row.integer(0), row.integer(1), row.integer(2))
+                guard TileID.isValid(z: z, x: x, y: tmsY) else { return }  // skip rows outside the pyramid
+                try body(TileID(z: z, x: x, tmsY: tmsY), row.blob(3))
+            }
+        }
+    }
+
+    /// The zoom range of the stored tiles (for files whose metadata lacks it).
+    public func storedZoomRange() throws -> ClosedRange<Int>? {
+        try withConnection { connection in
+            var range: ClosedRange<Int>?
+            try connection.query("SELECT min(zoom_level), max(zoom_level) FROM tiles") { row in
+                if !row.isNull(0) { range = row.integer(0)...row.integer(1) }
+            }
+            return range
+        }
+    }
+
+    private func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        let box = try pool.withLock { $0.popLast() } ?? ConnectionBox(SQLiteConnection(path: path, mode: .readOnly))
+        defer { pool.withLock { if $0.count < 8 { $0.append(box) } } }
+        return try body(box.connection)
+    }
+}
+
+/// Carries a connection through the pool; safe because the pool hands each box to one
+/// task at a time (see `MBTilesReader.pool`).
+private final class ConnectionBox: @unchecked Sendable {
+    let connection: SQLiteConnection
+    init(_ connection: SQLiteConnection) { self.connection = connection }
+}
+
+/// Writes tiles into an MBTiles file (created if missing), deduplicating repeated tiles.
+///
+/// Writes are grouped into transactions of `batchSize` tiles; each commit is atomic, so a
+/// process killed at any moment leaves a valid file holding every tile of the committed
+/// batches, which a resumed build finds with `contains`.
+public final class MBTilesWriter {
+    public let path: String
+    let connection: SQLiteConnection
+    let batchSize: Int
+    private var pending = 0
+
+    public init(path: String, batchSize: Int = 500) throws(SQLiteError) {
+        self.path = path
+        self.batchSize = batchSize
+        connection = try SQLiteConnection(path: path, mode: .create)
+        try connection.execute(MBTiles.schema)
+        try connection.execute("PRAGMA synchronous=NORMAL")
+    }
+
+    public func write(_ tile: TileID, bytes: [UInt8]) throws {
+        if pending == 0 { try connection.execute("BEGIN IMMEDIATE") }
+        let id = MBTiles.contentID(bytes)
+        try connection.query("INSERT OR IGNORE INTO images (tile_data, tile_id) VALUES (?, ?)", [.blob(bytes), .text(id)])
+        try connection.query("INSERT OR REPLACE INTO map (zoom_level, tile_column, tile_row, tile_id) VALUES (?, ?, ?, ?)",
+                             [.integer(tile.z), .integer(tile.x), .integer(tile.tmsY), .text(id)])
+        pending += 1
+        if pending >= batchSize { try commit() }
+    }
+
+    public func contains(_ tile: TileID) throws -> Bool {
+        var found = false
+        try connection.query("SELECT 1 FROM map WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
+                             [.integer(tile.z), .integer(tile.x), .integer(tile.tmsY)]) { _ in found = true }
+        return found
+    }
+
+    /// Sets metadata values (replacing those with the same name) and commits everything.
+    public func finish(metadata: MBTiles.Metadata) throws {
+        if pending == 0 { try connection.execute("BEGIN IMMEDIATE") }
+        for (name, value) in metadata.values.sorted(by: { $0.key < $1.key }) {
+            try connection.query("INSERT OR REPLACE INTO metadata (name, value) VALUES (?, ?)", [.text(name), .text(value)])
+        }
+        pending = 1
+        try commit()
+        // Fold the WAL back into the file so it is one self-contained file for copying.
+        try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    /// Commits the open batch.
+    public func commit() throws {
+        guard pending > 0 else { return }
+        try connection.execute("COMMIT")
+        pending = 0
+    }
+
+    /// Number of distinct tile images stored (less than the tile count when tiles repeat).
+    public func uniqueImageCount() throws -> Int {
+        var count = 0
+        try connection.query("SELECT count(*) FROM images") { row in count = row.integer(0) }
+        return count
+    }
+}

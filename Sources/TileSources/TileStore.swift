@@ -1,0 +1,85 @@
+import Foundation
+public import TileMath
+
+/// The three kinds of tile store on disk, told apart by what a path is.
+public enum TileStoreKind: String, Sendable, CaseIterable {
+    case folder, mbtiles, pmtiles
+
+    /// A directory is a folder pyramid; otherwise the file's first bytes decide
+    /// (SQLite's or PMTiles' magic), then its extension (for files still to be written).
+    public init(path: String) throws(TileSourceError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { self = .folder; return }
+            let head = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: path)).read(upToCount: 16)) ?? Data()
+            if head.starts(with: Array("SQLite format 3".utf8)) { self = .mbtiles; return }
+            if head.starts(with: Array("PMTiles".utf8)) { self = .pmtiles; return }
+        }
+        switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+        case "mbtiles", "sqlite", "db": self = .mbtiles
+        case "pmtiles": self = .pmtiles
+        case "": self = .folder
+        default:
+            throw .invalid("\(path): not a folder, .mbtiles or .pmtiles store")
+        }
+    }
+}
+
+/// Opening stores for reading, writing and copying.
+public enum TileStore {
+    /// Opens a folder, MBTiles or PMTiles store for reading.
+    public static func open(_ path: String, scheme: TileScheme? = nil) throws(TileSourceError) -> any TileSource {
+        guard FileManager.default.fileExists(atPath: path) else { throw .notFound(path: path) }
+        switch try TileStoreKind(path: path) {
+        case .folder: return try FolderTileSource(directory: URL(fileURLWithPath: path), scheme: scheme)
+        case .mbtiles: return try MBTilesSource(path: path)
+        case .pmtiles: return try PMTilesSource(path: path)
+        }
+    }
+
+    /// Opens a writer for a store of the kind the path names.
+    public static func writer(_ path: String, scheme: TileScheme = .xyz, fileExtension: String = "png") throws(TileSourceError) -> any TileStoreWriter {
+        switch try TileStoreKind(path: path) {
+        case .folder: return try FolderTileWriter(directory: URL(fileURLWithPath: path), scheme: scheme, fileExtension: fileExtension)
+        case .mbtiles: return try MBTilesStoreWriter(path: path)
+        case .pmtiles: return try PMTilesStoreWriter(path: path)
+        }
+    }
+
+    /// Calls `body` with every tile of a store and its bytes.
+    public static func forEachTile(in source: any TileSource, _ body: (TileID, [UInt8]) throws -> Void) throws {
+        switch source {
+        case let mbtiles as MBTilesSource: try mbtiles.reader.forEachTile(body)
+        case let pmtiles as PMTilesSource: try pmtiles.reader.forEachTile(body)
+        case let folder as FolderTileSource: try folder.forEachTile(body)
+        default: throw TileSourceError.invalid("\(source.metadata.name): this source cannot list its tiles")
+        }
+    }
+}
+
+extension FolderTileSource {
+    /// Every tile file, in z, x, y order.
+    public func forEachTile(_ body: (TileID, [UInt8]) throws -> Void) throws {
+        let fm = FileManager.default
+        for zoom in Self.zoomFolders(directory) {
+            let zoomURL = directory.appendingPathComponent("\(zoom)")
+            let columns = ((try? fm.contentsOfDirectory(atPath: zoomURL.path)) ?? []).compactMap { Int($0) }.sorted()
+            for x in columns {
+                let columnURL = zoomURL.appendingPathComponent("\(x)")
+                var tiles = [(TileID, URL)]()
+                for file in (try? fm.contentsOfDirectory(atPath: columnURL.path)) ?? [] {
+                    let url = columnURL.appendingPathComponent(file)
+                    guard url.pathExtension == fileExtension, let row = Int(url.deletingPathExtension().lastPathComponent),
+                          TileID.isValid(z: zoom, x: x, y: row) else { continue }
+                    tiles.append((metadata.scheme.tile(z: zoom, x: x, row: row), url))
+                }
+                for (tile, url) in tiles.sorted(by: { $0.0 < $1.0 }) {
+                    guard let data = fm.contents(atPath: url.path) else {
+                        throw TileSourceError.unreadable(path: url.path, reason: "cannot read")
+                    }
+                    try body(tile, Array(data))
+                }
+            }
+        }
+    }
+}
