@@ -192,8 +192,11 @@ public final class MBTilesWriter {
         }
         pending = 1
         try commit()
-        // Fold the WAL back into the file so it is one self-contained file for copying.
+        // Fold the WAL back into the file and leave WAL mode, so the finished store is one
+        // self-contained file (readers then need no -wal or -shm beside it). A reader holding
+        // the file open can make the switch fail: the file is then still valid, in WAL mode.
         try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        try? connection.execute("PRAGMA journal_mode=DELETE")
     }
 
     /// Commits the open batch.

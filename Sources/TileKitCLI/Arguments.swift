@@ -52,6 +52,8 @@ public struct OptionSpec: Sendable {
 public struct BoundArguments: Sendable {
     public var positionals: [String] = []
     public var values: [String: String] = [:]
+    /// Every value of each valued option, in order (for repeatable options such as --var).
+    public var repeated: [String: [String]] = [:]
     public var flags: Set<String> = []
 
     /// Binds tokens to a spec, throwing a usage error that names an unknown option or a
@@ -75,6 +77,7 @@ public struct BoundArguments: Sendable {
                 } else if spec.valued.contains(name) {
                     if let inlineValue {
                         values[name] = inlineValue
+                        repeated[name, default: []].append(inlineValue)
                     } else {
                         guard index + 1 < tokens.count else { throw .usage("option \(spelled) needs a value") }
                         index += 1
@@ -83,6 +86,7 @@ public struct BoundArguments: Sendable {
                         case .option(let n, let v): values[name] = (n.count == 1 ? "-" : "--") + n + (v.map { "=\($0)" } ?? "")
                         case .endOfOptions: throw .usage("option \(spelled) needs a value")
                         }
+                        repeated[name, default: []].append(values[name]!)
                     }
                 } else {
                     throw .usage("unknown option \(spelled)")
@@ -92,4 +96,5 @@ public struct BoundArguments: Sendable {
     }
 
     public func flag(_ name: String) -> Bool { flags.contains(name) }
+    public func all(_ name: String) -> [String] { repeated[name] ?? [] }
 }

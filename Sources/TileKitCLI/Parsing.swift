@@ -1,5 +1,6 @@
 import Foundation
 import TileMath
+import TileSources
 
 /// Parsers for command-line values; each error names the value and what was expected.
 enum Parse {
@@ -23,6 +24,12 @@ enum Parse {
     static func optionalZoom(_ text: String?) throws(CLIError) -> Int? {
         guard let text else { return nil }
         return try zoom(text)
+    }
+
+    static func scheme(_ text: String?) throws(CLIError) -> TileScheme? {
+        guard let text else { return nil }
+        guard let scheme = TileScheme(rawValue: text.lowercased()) else { throw .usage("scheme \"\(text)\" is not xyz or tms") }
+        return scheme
     }
 
     /// `Z` or `A-B` (inclusive).

@@ -8,7 +8,8 @@ public import TileMath
 /// the directory can be read. Without a format, the extension of the first tile file
 /// found decides it. A `metadata.json` beside the zoom folders (as mb-util writes) supplies
 /// the name, bounds, attribution and scheme; otherwise zooms and bounds are read from the
-/// folder names and the tiles at the lowest zoom.
+/// folder names and the tiles at the lowest zoom, and the rows are XYZ unless a
+/// `tilemapresource.xml` (TMS, as gdal2tiles writes by default) is present.
 public struct FolderTileSource: TileSource {
     public let directory: URL
     public let metadata: TileSetMetadata
@@ -29,7 +30,10 @@ public struct FolderTileSource: TileSource {
         }
         fileExtension = sample.pathExtension
         let stored = Self.readMetadataJSON(directory)
-        let resolvedScheme = scheme ?? stored.scheme ?? .xyz
+        // A tilemapresource.xml is the TMS spec's own descriptor (gdal2tiles writes one only
+        // in its default TMS mode), so without other word its rows count from the south.
+        let hasTMSDescriptor = FileManager.default.fileExists(atPath: directory.appendingPathComponent("tilemapresource.xml").path)
+        let resolvedScheme = scheme ?? stored.scheme ?? (hasTMSDescriptor ? .tms : .xyz)
         var metadata = TileSetMetadata(name: stored.name ?? directory.lastPathComponent,
                                        format: ImageFormat(name: fileExtension), scheme: resolvedScheme,
                                        minZoom: minZoom, maxZoom: maxZoom)

@@ -14,7 +14,14 @@ public enum TileStoreKind: String, Sendable, CaseIterable {
             let head = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: path)).read(upToCount: 16)) ?? Data()
             if head.starts(with: Array("SQLite format 3".utf8)) { self = .mbtiles; return }
             if head.starts(with: Array("PMTiles".utf8)) { self = .pmtiles; return }
+            throw .corrupt(path: path, reason: "not a tile store: neither a folder, an MBTiles (SQLite) nor a PMTiles file")
         }
+        try self.init(name: path)
+    }
+
+    /// The kind a path's name asks for (for a store still to be written): `.mbtiles`
+    /// (or `.sqlite`, `.db`), `.pmtiles`, or no extension for a folder.
+    public init(name path: String) throws(TileSourceError) {
         switch URL(fileURLWithPath: path).pathExtension.lowercased() {
         case "mbtiles", "sqlite", "db": self = .mbtiles
         case "pmtiles": self = .pmtiles
@@ -37,9 +44,12 @@ public enum TileStore {
         }
     }
 
-    /// Opens a writer for a store of the kind the path names.
-    public static func writer(_ path: String, scheme: TileScheme = .xyz, fileExtension: String = "png") throws(TileSourceError) -> any TileStoreWriter {
-        switch try TileStoreKind(path: path) {
+    /// Opens a writer for a store; its kind is the one the path names unless given.
+    public static func writer(_ path: String, kind: TileStoreKind? = nil, scheme: TileScheme = .xyz,
+                              fileExtension: String = "png") throws(TileSourceError) -> any TileStoreWriter {
+        let resolved: TileStoreKind
+        if let kind { resolved = kind } else { resolved = try TileStoreKind(name: path) }
+        switch resolved {
         case .folder: return try FolderTileWriter(directory: URL(fileURLWithPath: path), scheme: scheme, fileExtension: fileExtension)
         case .mbtiles: return try MBTilesStoreWriter(path: path)
         case .pmtiles: return try PMTilesStoreWriter(path: path)

@@ -1,0 +1,204 @@
+import Foundation
+import TileMath
+import Canvas
+import TileSources
+
+/// `tilekit url TEMPLATE Z/X/Y`: expands a tile URL template.
+enum URLCommand: Command {
+    static let path = ["url"]
+    static let summary = "expand a tile URL template for a tile"
+    static let options = OptionSpec(valued: ["subdomains", "var", "scale"])
+    static let help = """
+    Usage: tilekit url TEMPLATE Z/X/Y [--subdomains abc] [--var NAME=VALUE]... [--scale 2]
+           tilekit url TEMPLATE - ...   (one Z/X/Y per stdin line)
+
+    Prints the URL of the tile. Keys: {z} {x} {y}, {-y} (TMS row), {s} (subdomain, chosen
+    as Leaflet does: (x + y) mod count), {r} ("@2x" at --scale 2), {q} or {quadkey} (Bing),
+    and any {name} given with --var name=value. An unknown key is an error (exit 64).
+
+    Options:
+      --subdomains LIST   subdomains for {s}: "abc" (one letter each) or "t1,t2" (default: abc)
+      --var NAME=VALUE    a value for {NAME}; repeat for more (--var apikey=K --var variant=dark)
+      --scale N           pixel density 1-4 (default: 1)
+    """
+
+    static func run(_ arguments: BoundArguments, io: CommandIO) throws(CLIError) {
+        try expectPositionals(arguments, 2...2, "TEMPLATE and tile Z/X/Y")
+        var variables = [String: String]()
+        for assignment in arguments.all("var") {
+            guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
+                throw .usage("--var \"\(assignment)\" is not NAME=VALUE")
+            }
+            variables[String(assignment[..<equals])] = String(assignment[assignment.index(after: equals)...])
+        }
+        let scaleText = arguments.values["scale"] ?? "1"
+        guard let scale = Int(scaleText), (1...4).contains(scale) else { throw .usage("scale \"\(scaleText)\" is not 1-4") }
+        let template: URLTemplate
+        do {
+            template = try URLTemplate(arguments.positionals[0], subdomains: URLTemplate.subdomains(arguments.values["subdomains"] ?? "abc"),
+                                       variables: variables)
+        } catch {
+            throw .usage(error.description)
+        }
+        try eachInput(arguments.positionals[1], io: io) { text throws(CLIError) in
+            io.write(template.url(for: try Parse.tile(text), scale: scale))
+        }
+    }
+}
+
+/// `tilekit info STORE`: what a tile store holds.
+enum InfoCommand: Command {
+    static let path = ["info"]
+    static let summary = "describe a folder, MBTiles or PMTiles store as JSON"
+    static let options = OptionSpec(valued: ["scheme"])
+    static let help = """
+    Usage: tilekit info STORE [--scheme xyz|tms]
+
+    Prints JSON: name, format, scheme, tile size, bounds, center, zoom range, attribution,
+    and the tile count and bytes per zoom. STORE is a folder of z/x/y tiles, an .mbtiles or
+    a .pmtiles file.
+
+    Options:
+      --scheme xyz|tms   row order of a folder without metadata.json (default: xyz)
+    """
+
+    static func run(_ arguments: BoundArguments, io: CommandIO) throws(CLIError) {
+        try expectPositionals(arguments, 1...1, "STORE")
+        let source = try Stores.open(arguments.positionals[0], scheme: try Parse.scheme(arguments.values["scheme"]))
+        var perZoom = [Int: (tiles: Int, bytes: Int)]()
+        do {
+            try TileStore.forEachTile(in: source) { tile, bytes in
+                perZoom[tile.z, default: (0, 0)].tiles += 1
+                perZoom[tile.z, default: (0, 0)].bytes += bytes.count
+            }
+        } catch {
+            throw .data("\(arguments.positionals[0]): \(error)")
+        }
+        let m = source.metadata
+        var object: [String: Any] = [
+            "name": m.name, "scheme": m.scheme.rawValue, "tile_size": m.tileSize,
+            "minzoom": m.minZoom, "maxzoom": m.maxZoom, "kind": (try? TileStoreKind(path: arguments.positionals[0]).rawValue) ?? "",
+            "tiles": perZoom.values.map(\.tiles).reduce(0, +), "bytes": perZoom.values.map(\.bytes).reduce(0, +),
+            "zooms": Dictionary(uniqueKeysWithValues: perZoom.map { ("\($0.key)", ["tiles": $0.value.tiles, "bytes": $0.value.bytes]) }),
+        ]
+        object["format"] = m.format?.fileExtension ?? NSNull()
+        object["bounds"] = m.bounds.map { [$0.west, $0.south, $0.east, $0.north] } ?? NSNull()
+        let center = m.center ?? m.bounds?.center
+        object["center"] = center.map { [$0.longitude, $0.latitude, Double(m.centerZoom ?? m.minZoom)] } ?? NSNull()
+        object["attribution"] = m.attribution ?? NSNull()
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data()
+        io.write(String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// `tilekit convert SRC DST`: copies a store into another kind, re-encoding on request.
+enum ConvertCommand: Command {
+    static let path = ["convert"]
+    static let summary = "copy tiles between folders, MBTiles and PMTiles"
+    static let options = OptionSpec(valued: ["scheme", "source-scheme", "format", "quality"], flags: ["force", "quiet"])
+    static let help = """
+    Usage: tilekit convert SRC DST [--scheme xyz|tms] [--format png|jpg|webp] [--force]
+
+    Copies every tile of SRC (a folder, .mbtiles or .pmtiles) into DST, whose kind follows
+    its name: a path ending in .mbtiles or .pmtiles is a file, anything else a folder.
+    Tiles are re-encoded only when --format differs from theirs. DST is written beside its
+    final name and renamed into place at the end: an interrupted run leaves no half store.
+
+    Options:
+      --scheme xyz|tms         row order of a DST folder (default: xyz; MBTiles is always TMS)
+      --source-scheme xyz|tms  row order of a SRC folder without metadata.json (default: xyz)
+      --format png|jpg|webp    re-encode tiles into this format
+      --quality N              JPEG or WebP quality (default: 85 JPEG, 80 WebP)
+      --force                  replace DST if it exists
+      --quiet                  no summary line
+    """
+
+    static func run(_ arguments: BoundArguments, io: CommandIO) throws(CLIError) {
+        try expectPositionals(arguments, 2...2, "SRC and DST")
+        let (sourcePath, destination) = (arguments.positionals[0], arguments.positionals[1])
+        let source = try Stores.open(sourcePath, scheme: try Parse.scheme(arguments.values["source-scheme"]))
+        let scheme = try Parse.scheme(arguments.values["scheme"]) ?? .xyz
+        let format = try arguments.values["format"].map { text throws(CLIError) -> ImageFormat in
+            guard let format = ImageFormat(name: text) else { throw .usage("format \"\(text)\" is not png, jpg or webp") }
+            return format
+        }
+        let quality = try arguments.values["quality"].map { text throws(CLIError) -> Int in
+            guard let q = Int(text), (1...100).contains(q) else { throw .usage("quality \"\(text)\" is not 1-100") }
+            return q
+        }
+        let encoding: EncodingOptions? = format.map { format in
+            switch format {
+            case .png: return .png()
+            case .jpeg: return .jpeg(quality: quality ?? 85)
+            case .webp: return .webp(quality: Double(quality ?? 80))
+            }
+        }
+        if FileManager.default.fileExists(atPath: destination) && !arguments.flag("force") {
+            throw .usage("\(destination) exists; use --force to replace it")
+        }
+        let kind: TileStoreKind
+        do { kind = try TileStoreKind(name: destination) } catch { throw .usage(error.description) }
+        // Build beside the destination, then swap it in.
+        let temporary = URL(fileURLWithPath: destination).deletingLastPathComponent()
+            .appendingPathComponent(".\(URL(fileURLWithPath: destination).lastPathComponent).\(getpid()).partial").path
+        var metadata = source.metadata
+        if let format { metadata.format = format }
+        let count: Int
+        do {
+            count = try copy(source, to: temporary, kind: kind, scheme: scheme, encoding: encoding, metadata: metadata)
+            if FileManager.default.fileExists(atPath: destination) { try FileManager.default.removeItem(atPath: destination) }
+            guard rename(temporary, destination) == 0 else { throw CLIError.io("\(destination): \(String(cString: strerror(errno)))") }
+        } catch {
+            for leftover in [temporary, temporary + "-wal", temporary + "-shm", temporary + "-journal"] {
+                try? FileManager.default.removeItem(atPath: leftover)
+            }
+            switch error {
+            case let error as CLIError: throw error
+            case let error as TileSourceError:
+                if case .unwritable = error { throw .io(error.description) }
+                throw .data(error.description)
+            default: throw .data("\(sourcePath): \(error)")
+            }
+        }
+        if !arguments.flag("quiet") { io.write("\(destination): \(count) tiles (\(kind.rawValue))") }
+    }
+}
+
+extension ConvertCommand {
+    /// Writes every tile of `source` into a new store and returns the count. The writer is
+    /// released on return, so its file is closed before the caller renames it.
+    static func copy(_ source: any TileSource, to path: String, kind: TileStoreKind, scheme: TileScheme,
+                     encoding: EncodingOptions?, metadata: TileSetMetadata) throws -> Int {
+        var metadata = metadata
+        let writer = try TileStore.writer(path, kind: kind, scheme: scheme,
+                                          fileExtension: (metadata.format ?? .png).fileExtension)
+        var count = 0
+        try TileStore.forEachTile(in: source) { tile, bytes in
+            var out = bytes
+            if let encoding, ImageFormat(sniffing: bytes) != encoding.format {
+                out = try RGBAImage(decoding: bytes).encoded(encoding)
+            }
+            try writer.write(tile, bytes: out)
+            count += 1
+        }
+        metadata.scheme = kind == .mbtiles ? .tms : scheme
+        try writer.finish(metadata: metadata)
+        return count
+    }
+}
+
+/// Opening stores from the command line, with errors mapped to exit codes.
+enum Stores {
+    static func open(_ path: String, scheme: TileScheme?) throws(CLIError) -> any TileSource {
+        do {
+            return try TileStore.open(path, scheme: scheme)
+        } catch {
+            switch error {
+            case .notFound: throw .io(error.description)
+            case .unreadable: throw .io(error.description)
+            case .invalid: throw .usage(error.description)
+            default: throw .data(error.description)
+            }
+        }
+    }
+}
