@@ -21,10 +21,11 @@ build: deps
 demo: build
 	@$(TILEKIT_RELEASE) sample -o out/sample-map.png
 
-# The mercantile cross-check runs first so that swift test's summary is the last line.
+# The cross-checks against reference tools run first so that swift test's summary is the last line.
 test: deps test-deps
 	$(SWIFT) build --build-tests
 	python3 scripts/check-cli-against-mercantile.py $(TILEKIT_DEBUG)
+	bash scripts/check-interop.sh $(TILEKIT_DEBUG)
 	$(SWIFT) test --skip-build
 
 # Regenerates the committed mercantile/geographiclib fixture (seeded: same output).
