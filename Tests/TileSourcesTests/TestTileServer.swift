@@ -1,0 +1,54 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The fault-injecting tile server of scripts/test-tile-server.py, on 127.0.0.1 at a port
+/// the OS picks; it stops when this object closes its stdin.
+final class TestTileServer: @unchecked Sendable {  // immutable after init; Process is only touched in init and stop
+    let port: Int
+    private let process = Process()
+    private let input = Pipe()
+
+    init(filePath: String = #filePath) throws {
+        let root = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", root.appendingPathComponent("scripts/test-tile-server.py").path]
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
+        guard let port = Int(String(decoding: line, as: UTF8.self)) else { throw URLError(.cannotConnectToHost) }
+        self.port = port
+    }
+
+    deinit { stop() }
+
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    struct Stats: Decodable {
+        let paths: [String: Int]
+        let user_agents: [String]
+        let statuses: [Int]
+        let conditional: Int
+        let peak: Int
+        let count: Int
+        let span: Double
+    }
+
+    func stats() async throws -> Stats {
+        let (data, _) = try await URLSession.shared.data(from: URL(string: url("/stats"))!)
+        return try JSONDecoder().decode(Stats.self, from: data)
+    }
+
+    func resetStats() async throws {
+        _ = try await URLSession.shared.data(from: URL(string: url("/reset-stats"))!)
+    }
+}

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""A tile server for TileKit's network tests, on 127.0.0.1 only, that injects faults on
+demand. It prints its port on the first line of stdout and serves until stdin closes
+(so it stops when the test that started it does).
+
+  /tiles/{z}/{x}/{y}.png          a real PNG tile (colour from z/x/y), ETag and Last-Modified,
+                                  Cache-Control: max-age=MAXAGE (query ?maxage=N, default 3600,
+                                  or the whole header with ?cc=no-store);
+                                  If-None-Match / If-Modified-Since answered with 304
+  /status/{code}/{z}/{x}/{y}.png  that status code (404, 500, 503 with Retry-After: 7, 429 ...)
+  /slow/{seconds}/{z}/{x}/{y}.png sleeps, then a tile
+  /garbage/{z}/{x}/{y}.png        200 with bytes that are not an image
+  /reset/{z}/{x}/{y}.png          closes the connection without answering
+  /flaky/{n}/{z}/{x}/{y}.png      500 for the first n requests of each tile, then the tile
+  /stats                          JSON: requests per path, user agents, response statuses, conditional
+                                  requests, the peak of concurrent requests, count and time span
+  /reset-stats                    clears the statistics
+"""
+import json
+import socket
+import struct
+import sys
+import threading
+import time
+import zlib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+lock = threading.Lock()
+stats = {"paths": {}, "user_agents": [], "statuses": [], "conditional": 0, "in_flight": 0, "peak": 0, "times": []}
+flaky_counts = {}
+LAST_MODIFIED = "Sat, 28 Nov 2026 12:00:00 GMT"
+
+
+def png(z, x, y, size=256):
+    """A solid PNG whose colour encodes the tile, so tests can tell tiles apart."""
+    r, g, b = (x * 37) % 256, (y * 59) % 256, (z * 23) % 256
+    raw = b"".join(b"\x00" + bytes([r, g, b]) * size for _ in range(size))
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw, 1)) + chunk(b"IEND", b""))
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        url = urlparse(self.path)
+        parts = [p for p in url.path.split("/") if p]
+        query = parse_qs(url.query)
+        if parts in (["stats"], ["reset-stats"]):  # bookkeeping is not counted
+            return self.route(parts, query)
+        with lock:
+            stats["paths"][url.path] = stats["paths"].get(url.path, 0) + 1
+            stats["user_agents"].append(self.headers.get("User-Agent", ""))
+            if self.headers.get("If-None-Match") or self.headers.get("If-Modified-Since"):
+                stats["conditional"] += 1
+            stats["in_flight"] += 1
+            stats["peak"] = max(stats["peak"], stats["in_flight"])
+            stats["times"].append(time.monotonic())
+        try:
+            self.route(parts, query)
+        finally:
+            with lock:
+                stats["in_flight"] -= 1
+
+    def send(self, status, body=b"", headers=None):
+        if not self.path.startswith(("/stats", "/reset-stats")):
+            with lock:
+                stats["statuses"].append(status)
+        self.send_response(status)
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def tile(self, z, x, y, query):
+        etag = f'"{z}-{x}-{y}"'
+        headers = {"Content-Type": "image/png", "ETag": etag, "Last-Modified": LAST_MODIFIED,
+                   "Cache-Control": query.get("cc", [f"max-age={query.get('maxage', ['3600'])[0]}"])[0]}
+        if self.headers.get("If-None-Match") == etag or self.headers.get("If-Modified-Since") == LAST_MODIFIED:
+            self.send(304, b"", {k: v for k, v in headers.items() if k != "Content-Type"})
+        else:
+            self.send(200, png(z, x, y), headers)
+
+    def route(self, parts, query):
+        try:
+            if parts == ["stats"]:
+                with lock:
+                    body = json.dumps({k: v for k, v in stats.items() if k != "times"} | {"count": len(stats["times"]),
+                                      "span": (stats["times"][-1] - stats["times"][0]) if len(stats["times"]) > 1 else 0}).encode()
+                return self.send(200, body, {"Content-Type": "application/json"})
+            if parts == ["reset-stats"]:
+                with lock:
+                    stats.update({"paths": {}, "user_agents": [], "statuses": [], "conditional": 0, "peak": 0, "times": []})
+                    flaky_counts.clear()
+                return self.send(200, b"ok")
+            z, x, y = int(parts[-3]), int(parts[-2]), int(parts[-1].split(".")[0].split("@")[0])
+            kind = parts[0]
+            if kind == "tiles":
+                return self.tile(z, x, y, query)
+            if kind == "status":
+                code = int(parts[1])
+                headers = {"Retry-After": "7"} if code in (429, 503) else {}
+                return self.send(code, b"error page", headers)
+            if kind == "slow":
+                time.sleep(float(parts[1]))
+                return self.tile(z, x, y, query)
+            if kind == "garbage":
+                return self.send(200, b"<html>this is not a tile</html>", {"Content-Type": "image/png"})
+            if kind == "reset":
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.close_connection = True
+                self.connection.close()
+                return
+            if kind == "flaky":
+                key = (z, x, y)
+                with lock:
+                    flaky_counts[key] = flaky_counts.get(key, 0) + 1
+                    attempt = flaky_counts[key]
+                if attempt <= int(parts[1]):
+                    return self.send(500, b"try again")
+                return self.tile(z, x, y, query)
+        except (ValueError, IndexError):
+            pass
+        self.send(400, b"bad path")
+
+
+def main():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    print(server.server_address[1], flush=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    sys.stdin.read()  # until the test closes our stdin
+    server.shutdown()
+
+
+if __name__ == "__main__":
+    main()
