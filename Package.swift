@@ -44,15 +44,17 @@ let package = Package(
         // Tile sources, layers (zooms, bounds, overzoom, fallback) and composition.
         .target(name: "TileSources", dependencies: ["TileMath", "Canvas", "MBTiles", "PMTiles"]),
         // The command line, as a library so it is testable.
-        .target(name: "TileKitCLI", dependencies: ["TileMath", "Canvas", "TileSources"]),
+        .target(name: "TileKitCLI", dependencies: ["TileMath", "Canvas", "TileSources", "MBTiles"]),
         .executableTarget(name: "tilekit", dependencies: ["TileKitCLI"]),
         // Measurements for `make bench` (scripts/bench.py compares them with reference tools).
         .executableTarget(name: "tilekit-bench", dependencies: ["Canvas"], path: "Sources/TileKitBench"),
 
         .testTarget(name: "TileMathTests", dependencies: ["TileMath"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas", "TileMath"], exclude: ["Goldens"]),
-        .testTarget(name: "TileSourcesTests", dependencies: ["TileSources", "TileMath", "Canvas", "MBTiles", "PMTiles", "Compression"]),
-        .testTarget(name: "TileKitCLITests", dependencies: ["TileKitCLI", "TileMath"]),
+        // The fault-injecting tile server (scripts/test-tile-server.py) for network tests.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "TileSourcesTests", dependencies: ["TileSources", "TileMath", "Canvas", "MBTiles", "PMTiles", "Compression", "TestSupport"]),
+        .testTarget(name: "TileKitCLITests", dependencies: ["TileKitCLI", "TileMath", "TileSources", "MBTiles", "TestSupport"]),
         .testTarget(name: "CLibrariesTests", dependencies: ["CSQLite", "CMicroHTTPDShim", "CMicroHTTPD"]),
     ],
     swiftLanguageModes: [.v6]

@@ -7,6 +7,8 @@ public enum CLIError: Error, Equatable, CustomStringConvertible {
     case data(String)
     /// A file could not be read or written.
     case io(String)
+    /// Some of the work could not be done now (tiles unavailable); running again may finish it.
+    case unavailable(String)
     case failure(String)
 
     public var exitCode: Int32 {
@@ -14,13 +16,14 @@ public enum CLIError: Error, Equatable, CustomStringConvertible {
         case .usage: return ExitCode.usage
         case .data: return ExitCode.data
         case .io: return ExitCode.io
+        case .unavailable: return ExitCode.temporaryFailure
         case .failure: return ExitCode.failure
         }
     }
 
     public var description: String {
         switch self {
-        case .usage(let m), .data(let m), .io(let m), .failure(let m): return m
+        case .usage(let m), .data(let m), .io(let m), .unavailable(let m), .failure(let m): return m
         }
     }
 }
@@ -32,4 +35,5 @@ public enum ExitCode {
     public static let usage: Int32 = 64
     public static let data: Int32 = 65
     public static let io: Int32 = 74
+    public static let temporaryFailure: Int32 = 75
 }

@@ -28,7 +28,7 @@ protocol Command {
     /// Usage lines, arguments and options, printed by `--help`.
     static var help: String { get }
     static var options: OptionSpec { get }
-    static func run(_ arguments: BoundArguments, io: CommandIO) throws(CLIError)
+    static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError)
 }
 
 extension Command {

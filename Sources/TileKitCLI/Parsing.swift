@@ -21,6 +21,13 @@ enum Parse {
         return zoom
     }
 
+    static func count(_ text: String, _ what: String, _ range: ClosedRange<Int>) throws(CLIError) -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw .usage("\(what) \"\(text)\" is not a whole number in \(range.lowerBound)...\(range.upperBound == Int.max ? "" : String(range.upperBound))")
+        }
+        return value
+    }
+
     static func optionalZoom(_ text: String?) throws(CLIError) -> Int? {
         guard let text else { return nil }
         return try zoom(text)

@@ -114,7 +114,7 @@ enum SampleMapCommand: Command {
       --size WxH          image size in pixels, each 64-4096 (default: 1024x768)
     """
 
-    static func run(_ arguments: BoundArguments, io: CommandIO) throws(CLIError) {
+    static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError) {
         try expectPositionals(arguments, 0...0, "")
         let output = arguments.values["output"] ?? "out/sample-map.png"
         let sizeText = arguments.values["size"] ?? "1024x768"

@@ -22,7 +22,7 @@ enum URLCommand: Command {
       --scale N           pixel density 1-4 (default: 1)
     """
 
-    static func run(_ arguments: BoundArguments, io: CommandIO) throws(CLIError) {
+    static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError) {
         try expectPositionals(arguments, 2...2, "TEMPLATE and tile Z/X/Y")
         var variables = [String: String]()
         for assignment in arguments.all("var") {
@@ -62,7 +62,7 @@ enum InfoCommand: Command {
       --scheme xyz|tms   row order of a folder without metadata.json (default: xyz)
     """
 
-    static func run(_ arguments: BoundArguments, io: CommandIO) throws(CLIError) {
+    static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError) {
         try expectPositionals(arguments, 1...1, "STORE")
         let source = try Stores.open(arguments.positionals[0], scheme: try Parse.scheme(arguments.values["scheme"]))
         var perZoom = [Int: (tiles: Int, bytes: Int)]()
@@ -113,7 +113,7 @@ enum ConvertCommand: Command {
       --quiet                  no summary line
     """
 
-    static func run(_ arguments: BoundArguments, io: CommandIO) throws(CLIError) {
+    static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError) {
         try expectPositionals(arguments, 2...2, "SRC and DST")
         let (sourcePath, destination) = (arguments.positionals[0], arguments.positionals[1])
         let source = try Stores.open(sourcePath, scheme: try Parse.scheme(arguments.values["source-scheme"]))

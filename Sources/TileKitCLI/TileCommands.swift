@@ -18,7 +18,7 @@ enum TileAt: Command {
       -z, --zoom Z    zoom level, 0-30 (required)
     """
 
-    static func run(_ arguments: BoundArguments, io: CommandIO) throws(CLIError) {
+    static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError) {
         let zoom = try Parse.zoom(try required(arguments, "zoom"))
         try expectPositionals(arguments, 1...2, "coordinate LON LAT")
         let input = arguments.positionals.joined(separator: ",")
@@ -45,7 +45,7 @@ enum TileBounds: Command {
       --meters    EPSG:3857 meters instead of degrees
     """
 
-    static func run(_ arguments: BoundArguments, io: CommandIO) throws(CLIError) {
+    static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError) {
         try expectPositionals(arguments, 1...1, "tile Z/X/Y")
         try eachInput(arguments.positionals[0], io: io) { text throws(CLIError) in
             let tile = try Parse.tile(text)
@@ -86,7 +86,7 @@ enum TileList: Command {
     /// Above this many tiles a listing is surely a mistake; --count still answers.
     static let listLimit = 50_000_000
 
-    static func run(_ arguments: BoundArguments, io: CommandIO) throws(CLIError) {
+    static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError) {
         try expectPositionals(arguments, 0...0, "")
         let zooms = try Parse.zoomRange(try required(arguments, "zoom"))
         try eachInput(try required(arguments, "bbox"), io: io) { text throws(CLIError) in
@@ -129,7 +129,7 @@ enum TileQuadkey: Command {
     Prints the tile's quadkey (one digit 0-3 per zoom level; empty at zoom 0).
     """
 
-    static func run(_ arguments: BoundArguments, io: CommandIO) throws(CLIError) {
+    static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError) {
         try expectPositionals(arguments, 1...1, "tile Z/X/Y")
         try eachInput(arguments.positionals[0], io: io) { text throws(CLIError) in
             io.write(try Parse.tile(text).quadkey)
@@ -149,7 +149,7 @@ enum TileFromQuadkey: Command {
     Prints the tile as z/x/y. A quadkey has one digit 0-3 per zoom level, at most 30.
     """
 
-    static func run(_ arguments: BoundArguments, io: CommandIO) throws(CLIError) {
+    static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError) {
         try expectPositionals(arguments, 1...1, "quadkey")
         try eachInput(arguments.positionals[0], io: io) { text throws(CLIError) in
             do throws(TileMathError) {
@@ -177,7 +177,7 @@ enum TileParent: Command {
       -z, --zoom Z   the ancestor's zoom (default: one less than the tile's)
     """
 
-    static func run(_ arguments: BoundArguments, io: CommandIO) throws(CLIError) {
+    static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError) {
         try expectPositionals(arguments, 1...1, "tile Z/X/Y")
         let zoom = try Parse.optionalZoom(arguments.values["zoom"])
         try eachInput(arguments.positionals[0], io: io) { text throws(CLIError) in
@@ -209,7 +209,7 @@ enum TileChildren: Command {
       -z, --zoom Z   the descendants' zoom (default: one more than the tile's; at most 30)
     """
 
-    static func run(_ arguments: BoundArguments, io: CommandIO) throws(CLIError) {
+    static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError) {
         try expectPositionals(arguments, 1...1, "tile Z/X/Y")
         let zoom = try Parse.optionalZoom(arguments.values["zoom"])
         try eachInput(arguments.positionals[0], io: io) { text throws(CLIError) in

@@ -7,7 +7,7 @@ public enum TileKitCommand {
 
     static let commands: [any Command.Type] = [
         TileAt.self, TileBounds.self, TileList.self, TileQuadkey.self, TileFromQuadkey.self,
-        TileParent.self, TileChildren.self, URLCommand.self, InfoCommand.self, ConvertCommand.self, SampleMapCommand.self,
+        TileParent.self, TileChildren.self, URLCommand.self, InfoCommand.self, ConvertCommand.self, SeedCommand.self, CacheCommand.self, SampleMapCommand.self,
     ]
 
     static var overview: String {
@@ -27,18 +27,19 @@ public enum TileKitCommand {
         Coordinates are LON,LAT and boxes W,S,E,N, in degrees (GeoJSON order).
         Run 'tilekit COMMAND --help' for a command's arguments and options.
 
-        Exit codes: 0 success, 64 usage error, 65 bad input data, 74 I/O error, 1 other.
+        Exit codes: 0 success, 64 usage error, 65 bad input data, 74 I/O error,
+        75 temporary failure (some tiles unavailable; run again), 1 other.
         """
     }
 
     /// Runs a command line (without the program name) and returns the exit code.
-    public static func run(_ arguments: [String], io: CommandIO = .standard) -> Int32 {
+    public static func run(_ arguments: [String], io: CommandIO = .standard) async -> Int32 {
         if arguments.isEmpty {
             io.writeError(overview)
             return ExitCode.usage
         }
         if ["--help", "-h", "help"].contains(arguments[0]) {
-            if arguments.count > 1 { return run(Array(arguments.dropFirst()) + ["--help"], io: io) }
+            if arguments.count > 1 { return await run(Array(arguments.dropFirst()) + ["--help"], io: io) }
             io.write(overview)
             return ExitCode.success
         }
@@ -60,7 +61,7 @@ public enum TileKitCommand {
                 io.write(command.help)
                 return ExitCode.success
             }
-            try command.run(bound, io: io)
+            try await command.run(bound, io: io)
             return ExitCode.success
         } catch {
             io.writeError("\(command.displayName): \(error.description)")

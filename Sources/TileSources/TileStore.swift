@@ -49,10 +49,28 @@ public enum TileStore {
                               fileExtension: String = "png") throws(TileSourceError) -> any TileStoreWriter {
         let resolved: TileStoreKind
         if let kind { resolved = kind } else { resolved = try TileStoreKind(name: path) }
+        let parent = URL(fileURLWithPath: path).deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        } catch {
+            throw .unwritable(path: path, reason: (error as NSError).localizedDescription)
+        }
         switch resolved {
         case .folder: return try FolderTileWriter(directory: URL(fileURLWithPath: path), scheme: scheme, fileExtension: fileExtension)
         case .mbtiles: return try MBTilesStoreWriter(path: path)
-        case .pmtiles: return try PMTilesStoreWriter(path: path)
+        case .pmtiles:
+            let writer = try PMTilesStoreWriter(path: path)
+            // A PMTiles file is laid out whole at the end, so adding to one starts by taking
+            // in the tiles it has; the old file stays in place until the new one replaces it.
+            if FileManager.default.fileExists(atPath: path) {
+                let existing = try PMTilesSource(path: path)
+                do {
+                    try existing.reader.forEachTile { tile, bytes in try writer.write(tile, bytes: bytes) }
+                } catch {
+                    throw .corrupt(path: path, reason: "\(error)")
+                }
+            }
+            return writer
         }
     }
 

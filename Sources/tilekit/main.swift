@@ -1,4 +1,4 @@
 import Foundation
 import TileKitCLI
 
-exit(TileKitCommand.run(Array(CommandLine.arguments.dropFirst())))
+exit(await TileKitCommand.run(Array(CommandLine.arguments.dropFirst())))

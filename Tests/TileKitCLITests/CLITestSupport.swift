@@ -8,19 +8,19 @@ struct CLIRun {
     let output: [String]
     let error: String
 
-    init(_ arguments: [String], stdin: [String] = []) {
+    init(_ arguments: [String], stdin: [String] = []) async {
         let input = Mutex(stdin[...])
         let out = Mutex([String]()), err = Mutex([String]())
         let io = CommandIO(
             readLine: { input.withLock { $0.popFirst() } },
             write: { text in out.withLock { $0.append(contentsOf: text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)) } },
             writeError: { text in err.withLock { $0.append(text) } })
-        exitCode = TileKitCommand.run(arguments, io: io)
+        exitCode = await TileKitCommand.run(arguments, io: io)
         output = out.withLock { $0 }
         error = err.withLock { $0.joined(separator: "\n") }
     }
 
-    init(_ line: String, stdin: [String] = []) {
-        self.init(line.split(separator: " ").map(String.init), stdin: stdin)
+    init(_ line: String, stdin: [String] = []) async {
+        await self.init(line.split(separator: " ").map(String.init), stdin: stdin)
     }
 }

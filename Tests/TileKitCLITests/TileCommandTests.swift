@@ -3,48 +3,48 @@ import Testing
 @testable import TileKitCLI
 
 @Suite struct TileCommandTests {
-    @Test func tileAt() {
-        let run = CLIRun("tile at -9.14 53.3 --zoom 10")
+    @Test func tileAt() async {
+        let run = await CLIRun("tile at -9.14 53.3 --zoom 10")
         #expect(run.exitCode == 0 && run.output == [#"{"z":10,"x":486,"y":332}"#])
-        #expect(CLIRun("tile at -9.14,53.3 -z 10").output == run.output)
-        #expect(CLIRun("tile at -9.14,53.3 --zoom=10").output == run.output)
-        let batch = CLIRun("tile at - --zoom 1", stdin: ["-90 45", "", "90,-45"])
+        #expect(await CLIRun("tile at -9.14,53.3 -z 10").output == run.output)
+        #expect(await CLIRun("tile at -9.14,53.3 --zoom=10").output == run.output)
+        let batch = await CLIRun("tile at - --zoom 1", stdin: ["-90 45", "", "90,-45"])
         #expect(batch.exitCode == 0 && batch.output == [#"{"z":1,"x":0,"y":0}"#, #"{"z":1,"x":1,"y":1}"#])
     }
 
-    @Test func tileBounds() {
-        let run = CLIRun("tile bounds 10/486/332")
+    @Test func tileBounds() async {
+        let run = await CLIRun("tile bounds 10/486/332")
         #expect(run.exitCode == 0)
         #expect(run.output == [#"{"west":-9.140625,"south":53.120405283106564,"east":-8.7890625,"north":53.33087298301705}"#])
-        let meters = CLIRun("tile bounds 0/0/0 --meters")
+        let meters = await CLIRun("tile bounds 0/0/0 --meters")
         #expect(meters.output == [#"{"west":-20037508.342789244,"south":-20037508.342789244,"east":20037508.342789244,"north":20037508.342789244}"#])
-        #expect(CLIRun("tile bounds -", stdin: ["1/0/0", "1/1/1"]).output.count == 2)
+        #expect(await CLIRun("tile bounds -", stdin: ["1/0/0", "1/1/1"]).output.count == 2)
     }
 
-    @Test func tileList() {
-        let run = CLIRun("tile list --bbox -1,-1,1,1 --zoom 0-2")
+    @Test func tileList() async {
+        let run = await CLIRun("tile list --bbox -1,-1,1,1 --zoom 0-2")
         #expect(run.exitCode == 0)
         #expect(run.output == ["0/0/0", "1/0/0", "1/0/1", "1/1/0", "1/1/1", "2/1/1", "2/1/2", "2/2/1", "2/2/2"])
-        let tms = CLIRun("tile list --bbox -1,-1,1,1 --zoom 2 --tms")
+        let tms = await CLIRun("tile list --bbox -1,-1,1,1 --zoom 2 --tms")
         #expect(tms.output == ["2/1/2", "2/1/1", "2/2/2", "2/2/1"])
-        let count = CLIRun("tile list --bbox -73.9819,40.7644,-73.9493,40.8006 --zoom 13-16 --count")
+        let count = await CLIRun("tile list --bbox -73.9819,40.7644,-73.9493,40.8006 --zoom 13-16 --count")
         #expect(count.exitCode == 0 && count.output == [#"{"13":4,"14":6,"15":15,"16":54}"#])
         // An antimeridian box at zoom 0 lists the one tile once.
-        #expect(CLIRun("tile list --bbox 170,-10,-170,10 --zoom 0").output == ["0/0/0"])
-        #expect(CLIRun("tile list --bbox 170,-10,-170,10 --zoom 2").output == ["2/0/1", "2/0/2", "2/3/1", "2/3/2"])
-        let batch = CLIRun("tile list --bbox - --zoom 1 --count", stdin: ["-1,-1,1,1", "0,0,1,1"])
+        #expect(await CLIRun("tile list --bbox 170,-10,-170,10 --zoom 0").output == ["0/0/0"])
+        #expect(await CLIRun("tile list --bbox 170,-10,-170,10 --zoom 2").output == ["2/0/1", "2/0/2", "2/3/1", "2/3/2"])
+        let batch = await CLIRun("tile list --bbox - --zoom 1 --count", stdin: ["-1,-1,1,1", "0,0,1,1"])
         #expect(batch.output == [#"{"1":4}"#, #"{"1":1}"#])
     }
 
-    @Test func quadkeysParentsChildren() {
-        #expect(CLIRun("tile quadkey 3/3/5").output == ["213"])
-        #expect(CLIRun("tile from-quadkey 213").output == ["3/3/5"])
-        #expect(CLIRun("tile quadkey 0/0/0").output == [""])
-        #expect(CLIRun("tile parent 3/3/5").output == ["2/1/2"])
-        #expect(CLIRun("tile parent 3/3/5 --zoom 1").output == ["1/0/1"])
-        #expect(CLIRun("tile children 1/1/0").output == ["2/2/0", "2/3/0", "2/3/1", "2/2/1"])
-        #expect(CLIRun("tile children 1/1/0 --zoom 3").output.count == 16)
-        #expect(CLIRun("tile from-quadkey -", stdin: ["0", "33"]).output == ["1/0/0", "2/3/3"])
+    @Test func quadkeysParentsChildren() async {
+        #expect(await CLIRun("tile quadkey 3/3/5").output == ["213"])
+        #expect(await CLIRun("tile from-quadkey 213").output == ["3/3/5"])
+        #expect(await CLIRun("tile quadkey 0/0/0").output == [""])
+        #expect(await CLIRun("tile parent 3/3/5").output == ["2/1/2"])
+        #expect(await CLIRun("tile parent 3/3/5 --zoom 1").output == ["1/0/1"])
+        #expect(await CLIRun("tile children 1/1/0").output == ["2/2/0", "2/3/0", "2/3/1", "2/2/1"])
+        #expect(await CLIRun("tile children 1/1/0 --zoom 3").output.count == 16)
+        #expect(await CLIRun("tile from-quadkey -", stdin: ["0", "33"]).output == ["1/0/0", "2/3/3"])
     }
 
     /// Bad input exits 64 with a message that names the value.
@@ -73,31 +73,31 @@ import Testing
         ("bogus", "unknown command \"bogus\""),
         ("tile bogus", "unknown subcommand \"bogus\""),
     ])
-    func badInputExits64NamingTheValue(line: String, message: String) {
-        let run = CLIRun(line)
+    func badInputExits64NamingTheValue(line: String, message: String) async {
+        let run = await CLIRun(line)
         #expect(run.exitCode == 64, "\(line)")
         #expect(run.error.contains(message), "\(line): \(run.error)")
     }
 
-    @Test func badStdinLineIsNamed() {
-        let run = CLIRun("tile at - --zoom 3", stdin: ["1 2", "1 200"])
+    @Test func badStdinLineIsNamed() async {
+        let run = await CLIRun("tile at - --zoom 3", stdin: ["1 2", "1 200"])
         #expect(run.exitCode == 64 && run.output.count == 1)
         #expect(run.error.contains("stdin line 2: latitude 200"))
     }
 
-    @Test func everyCommandHasHelp() {
+    @Test func everyCommandHasHelp() async {
         for command in TileKitCommand.commands {
-            let run = CLIRun(command.path + ["--help"])
+            let run = await CLIRun(command.path + ["--help"])
             #expect(run.exitCode == 0 && run.output.joined().contains("Usage: tilekit \(command.path.joined(separator: " "))"))
         }
-        #expect(CLIRun("--help").output.joined(separator: "\n").contains("Exit codes"))
-        #expect(CLIRun("help tile at").output.joined().contains("Usage: tilekit tile at"))
-        #expect(CLIRun("tile --help").exitCode == 0)
-        #expect(CLIRun([String]()).exitCode == 64)
-        #expect(CLIRun("--version").output == ["tilekit \(TileKitCommand.version)"])
+        #expect(await CLIRun("--help").output.joined(separator: "\n").contains("Exit codes"))
+        #expect(await CLIRun("help tile at").output.joined().contains("Usage: tilekit tile at"))
+        #expect(await CLIRun("tile --help").exitCode == 0)
+        #expect(await CLIRun([String]()).exitCode == 64)
+        #expect(await CLIRun("--version").output == ["tilekit \(TileKitCommand.version)"])
     }
 
-    @Test func tokenizerKeepsNegativeNumbersPositional() {
+    @Test func tokenizerKeepsNegativeNumbersPositional() async {
         #expect(Token.tokenize(["-73.97", "-", "--zoom=3", "-z", "--", "--x"]) == [
             .positional("-73.97"), .positional("-"), .option(name: "zoom", inlineValue: "3"),
             .option(name: "z", inlineValue: nil), .endOfOptions, .positional("--x"),

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Canvas
 import TileMath
+import TestSupport
 @testable import TileSources
 
 /// Against a real HTTP server on 127.0.0.1 that injects faults; each fault gets its

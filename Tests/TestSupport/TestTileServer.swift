@@ -5,12 +5,12 @@ import FoundationNetworking
 
 /// The fault-injecting tile server of scripts/test-tile-server.py, on 127.0.0.1 at a port
 /// the OS picks; it stops when this object closes its stdin.
-final class TestTileServer: @unchecked Sendable {  // immutable after init; Process is only touched in init and stop
-    let port: Int
+public final class TestTileServer: @unchecked Sendable {  // immutable after init; Process is only touched in init and stop
+    public let port: Int
     private let process = Process()
     private let input = Pipe()
 
-    init(filePath: String = #filePath) throws {
+    public init(filePath: String = #filePath) throws {
         let root = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -26,29 +26,29 @@ final class TestTileServer: @unchecked Sendable {  // immutable after init; Proc
 
     deinit { stop() }
 
-    func stop() {
+    public func stop() {
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()
     }
 
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
-    struct Stats: Decodable {
-        let paths: [String: Int]
-        let user_agents: [String]
-        let statuses: [Int]
-        let conditional: Int
-        let peak: Int
-        let count: Int
-        let span: Double
+    public struct Stats: Decodable, Sendable {
+        public let paths: [String: Int]
+        public let user_agents: [String]
+        public let statuses: [Int]
+        public let conditional: Int
+        public let peak: Int
+        public let count: Int
+        public let span: Double
     }
 
-    func stats() async throws -> Stats {
+    public func stats() async throws -> Stats {
         let (data, _) = try await URLSession.shared.data(from: URL(string: url("/stats"))!)
         return try JSONDecoder().decode(Stats.self, from: data)
     }
 
-    func resetStats() async throws {
+    public func resetStats() async throws {
         _ = try await URLSession.shared.data(from: URL(string: url("/reset-stats"))!)
     }
 }

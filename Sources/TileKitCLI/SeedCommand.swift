@@ -1,0 +1,151 @@
+import Foundation
+import TileMath
+import TileSources
+
+/// `tilekit seed`: downloads a region into a store, politely and resumably.
+enum SeedCommand: Command {
+    static let path = ["seed"]
+    static let summary = "download a region of tiles from a URL template or store into a store"
+    static let options = OptionSpec(valued: ["source", "bbox", "zoom", "out", "concurrency", "rate", "user-agent", "subdomains",
+                                             "var", "max-tiles", "scale", "retries", "timeout"],
+                                    flags: ["dry-run", "quiet"], aliases: ["o": "out", "b": "bbox", "z": "zoom"])
+    static let defaultUserAgent = "TileKit/\(TileKitCommand.version) (tilekit seed)"
+    static let help = """
+    Usage: tilekit seed --source TEMPLATE|STORE --bbox W,S,E,N --zoom A-B --out STORE [options]
+
+    Fetches every tile covering the box at each zoom into STORE (a folder, .mbtiles or
+    .pmtiles). Tiles STORE already has are skipped, so running the same command again
+    resumes an interrupted seed. Requests are polite: an identifying User-Agent, a limit
+    on concurrent requests and on requests per second, retries with backoff on 5xx and
+    network errors, none on 4xx. Tile servers have usage policies (OpenStreetMap's forbids
+    bulk downloading): seed only what you may.
+
+    Options:
+      --source S          a URL template ({z} {x} {y} {s} {r} {-y} {q} and --var keys) or a store
+      -b, --bbox W,S,E,N  the region in degrees (required)
+      -z, --zoom A-B      zooms, 0-30 (required)
+      -o, --out STORE     where the tiles go (required)
+      --concurrency N     requests in flight at most (default: 2)
+      --rate N            requests started per second at most (default: 10)
+      --user-agent UA     identifies your application (default: "\(defaultUserAgent)")
+      --subdomains LIST   subdomains for {s} (default: abc)
+      --var NAME=VALUE    a value for {NAME} in the template; repeatable
+      --scale N           pixel density: 2 asks {r} for @2x tiles (default: 1)
+      --retries N         retries after a 5xx or network error (default: 3)
+      --timeout SECONDS   per request (default: 10)
+      --max-tiles N       refuse regions larger than this (default: 10000)
+      --dry-run           print the tile count and an estimated size (from 3 sampled tiles), fetch nothing else
+      --quiet             no progress bar
+
+    Exit codes: 0 every tile fetched or absent upstream; 75 some tiles could not be fetched
+    (they are listed; run again to retry them); 64 usage; 65 bad data; 74 I/O.
+    """
+
+    static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError) {
+        try expectPositionals(arguments, 0...0, "")
+        let box = try Parse.boundingBox(try required(arguments, "bbox"))
+        let zooms = try Parse.zoomRange(try required(arguments, "zoom"))
+        let sourceText = try required(arguments, "source")
+        let concurrency = try Parse.count(arguments.values["concurrency"] ?? "2", "concurrency", 1...64)
+        let maxTiles = try Parse.count(arguments.values["max-tiles"] ?? "10000", "max-tiles", 1...Int.max)
+        let scale = try Parse.count(arguments.values["scale"] ?? "1", "scale", 1...4)
+        let source = try makeSource(sourceText, arguments: arguments)
+        var seeder = Seeder(source: source, box: box, zooms: zooms)
+        seeder.concurrency = concurrency
+        seeder.scale = scale
+        let total = seeder.tileCount
+
+        if arguments.flag("dry-run") {
+            let estimate = await sampleSize(seeder)
+            let perZoom = zooms.map { zoom in ("\(zoom)", "\(TileRange.covering(box, zoom: zoom).reduce(0) { $0 + $1.count })") }
+            var pairs: [(String, String)] = [("tiles", "\(total)"), ("zooms", JSON.object(perZoom))]
+            if let estimate {
+                pairs += [("estimated_bytes", "\(estimate.average * total)"), ("sampled_tiles", "\(estimate.samples)")]
+            } else {
+                pairs += [("estimated_bytes", "null"), ("sampled_tiles", "0")]
+            }
+            io.write(JSON.object(pairs))
+            return
+        }
+        guard total <= maxTiles else {
+            throw .usage("the region holds \(total) tiles, more than --max-tiles \(maxTiles); raise --max-tiles if you mean it (and may: check the server's usage policy)")
+        }
+        let outPath = try required(arguments, "out")
+        let writer: any TileStoreWriter
+        do {
+            writer = try TileStore.writer(outPath, scheme: .xyz, fileExtension: source.metadata.format?.fileExtension ?? "png")
+        } catch {
+            throw .io(error.description)
+        }
+        var metadata = source.metadata
+        metadata.bounds = nil
+        var bar = ProgressBar(label: "seed", io: io)
+        let quiet = arguments.flag("quiet")
+        let report: Seeder.Report
+        do {
+            report = try await seeder.run(into: writer, metadata: metadata) { p in
+                // Tiles already present are not work: the rate and ETA count only the rest.
+                var detail = p.skipped > 0 ? "(\(p.skipped) already present)" : ""
+                if p.failed > 0 { detail += " \(p.failed) failed" }
+                if !quiet { bar.update(done: p.done - p.skipped, total: p.total - p.skipped, elapsed: p.elapsed, detail: detail) }
+            }
+        } catch let error as TileSourceError {
+            throw .io(error.description)
+        } catch {
+            throw .failure("\(error)")
+        }
+        let rate = Double(report.fetched) / max(report.elapsed.seconds, 0.001)
+        io.write("\(outPath): \(report.fetched) tiles fetched, \(report.skipped) already present, \(report.absent) absent upstream, "
+                 + "\(report.failures.count) failed; \(report.bytes) bytes in \(String(format: "%.1f", report.elapsed.seconds)) s (\(String(format: "%.1f", rate)) tiles/s)")
+        if !report.failures.isEmpty {
+            for (tile, reason) in report.failures.prefix(20) { io.writeError("could not get \(tile): \(reason)") }
+            if report.failures.count > 20 { io.writeError("... and \(report.failures.count - 20) more") }
+            throw .unavailable("\(report.failures.count) of \(report.total) tiles could not be fetched; run the same command again to retry them")
+        }
+    }
+
+    /// A URL template (it has a `{`) or a store on disk.
+    static func makeSource(_ text: String, arguments: BoundArguments) throws(CLIError) -> any TileSource {
+        guard text.contains("{") else { return try Stores.open(text, scheme: nil) }
+        var variables = [String: String]()
+        for assignment in arguments.all("var") {
+            guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
+                throw .usage("--var \"\(assignment)\" is not NAME=VALUE")
+            }
+            variables[String(assignment[..<equals])] = String(assignment[assignment.index(after: equals)...])
+        }
+        var options = RemoteOptions(userAgent: arguments.values["user-agent"] ?? defaultUserAgent)
+        options.maxConcurrentPerHost = try Parse.count(arguments.values["concurrency"] ?? "2", "concurrency", 1...64)
+        let rate = try Parse.number(arguments.values["rate"] ?? "10", "rate")
+        guard rate > 0 else { throw .usage("rate \(rate) must be above 0") }
+        options.requestsPerSecondPerHost = rate
+        options.retries = try Parse.count(arguments.values["retries"] ?? "3", "retries", 0...10)
+        let timeout = try Parse.number(arguments.values["timeout"] ?? "10", "timeout")
+        guard timeout > 0 else { throw .usage("timeout \(timeout) must be above 0") }
+        options.timeout = .milliseconds(Int(timeout * 1000))
+        do {
+            let template = try URLTemplate(text, subdomains: URLTemplate.subdomains(arguments.values["subdomains"] ?? "abc"), variables: variables)
+            return try RemoteTileSource(template: template, metadata: TileSetMetadata(name: "seed"), options: options)
+        } catch let error as URLTemplateError {
+            throw .usage(error.description)
+        } catch {
+            throw .usage("\(error)")
+        }
+    }
+
+    /// Average bytes of up to three tiles at the deepest zoom, for --dry-run.
+    static func sampleSize(_ seeder: Seeder) async -> (average: Int, samples: Int)? {
+        guard let deepest = seeder.ranges.last else { return nil }
+        let picks = [TileID(z: deepest.z, x: deepest.minX, y: deepest.minY),
+                     TileID(z: deepest.z, x: (deepest.minX + deepest.maxX) / 2, y: (deepest.minY + deepest.maxY) / 2),
+                     TileID(z: deepest.z, x: deepest.maxX, y: deepest.maxY)]
+        let unique = Array(Set(picks))
+        var sizes = [Int]()
+        for tile in unique {
+            if let data = try? await seeder.source.tile(TileRequest(tile, scale: seeder.scale)).data { sizes.append(data.bytes.count) }
+        }
+        guard !sizes.isEmpty else { return nil }
+        return (sizes.reduce(0, +) / sizes.count, sizes.count)
+    }
+}
+

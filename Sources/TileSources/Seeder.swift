@@ -1,0 +1,105 @@
+import Foundation
+public import TileMath
+
+/// Copies a region of a source into a store: the tiles covering a box at a range of zooms,
+/// fetched by a bounded number of concurrent tasks and written by one. Tiles the store
+/// already holds are skipped, so an interrupted seed resumes where it stopped.
+public struct Seeder {
+    public struct Progress: Sendable {
+        public var done: Int
+        public var total: Int
+        public var fetched: Int
+        public var skipped: Int
+        public var absent: Int
+        public var failed: Int
+        public var elapsed: Duration
+    }
+
+    public struct Report: Sendable {
+        public var total: Int
+        public var fetched: Int
+        /// Already in the store.
+        public var skipped: Int
+        /// The source has no tile there (404, outside its data).
+        public var absent: Int
+        /// Tiles that could not be had, with why.
+        public var failures: [(TileID, String)]
+        public var bytes: Int
+        public var elapsed: Duration
+    }
+
+    public let source: any TileSource
+    public let box: BoundingBox
+    public let zooms: ClosedRange<Int>
+    public var concurrency = 4
+    public var scale = 1
+
+    public init(source: any TileSource, box: BoundingBox, zooms: ClosedRange<Int>) {
+        self.source = source
+        self.box = box
+        self.zooms = zooms
+    }
+
+    /// The tiles to seed, zoom by zoom.
+    public var ranges: [TileRange] { zooms.flatMap { TileRange.covering(box, zoom: $0) } }
+    public var tileCount: Int { ranges.reduce(0) { $0 + $1.count } }
+
+    public func run(into writer: any TileStoreWriter, metadata: TileSetMetadata,
+                    progress: (Progress) -> Void = { _ in }) async throws -> Report {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let total = tileCount
+        var report = Report(total: total, fetched: 0, skipped: 0, absent: 0, failures: [], bytes: 0, elapsed: .zero)
+        var pending = [TileID]()
+        for range in ranges {
+            for tile in range {
+                if try writer.contains(tile) { report.skipped += 1 } else { pending.append(tile) }
+            }
+        }
+        func tell() {
+            let done = report.fetched + report.skipped + report.absent + report.failures.count
+            progress(Progress(done: done, total: total, fetched: report.fetched, skipped: report.skipped,
+                              absent: report.absent, failed: report.failures.count, elapsed: clock.now - start))
+        }
+        tell()
+        let source = self.source, scale = self.scale
+        var format = metadata.format
+        try await withThrowingTaskGroup(of: (TileID, Result<TileResult, Error>).self) { group in
+            var next = pending.makeIterator()
+            func addNext() -> Bool {
+                guard let tile = next.next() else { return false }
+                group.addTask {
+                    do { return (tile, .success(try await source.tile(TileRequest(tile, scale: scale)))) } catch { return (tile, .failure(error)) }
+                }
+                return true
+            }
+            for _ in 0..<max(1, concurrency) where !addNext() { break }
+            // Only this task writes: the writer never crosses into the fetching tasks.
+            while let (tile, outcome) = try await group.next() {
+                try Task.checkCancellation()
+                switch outcome {
+                case .success(.tile(let data)):
+                    try writer.write(tile, bytes: data.bytes)
+                    format = format ?? data.format
+                    report.fetched += 1
+                    report.bytes += data.bytes.count
+                case .success(.noTile): report.absent += 1
+                case .success(.unavailable(let retryAfter)):
+                    report.failures.append((tile, "unavailable" + (retryAfter.map { " (retry after \(Int($0.seconds)) s)" } ?? "")))
+                case .failure(let error): report.failures.append((tile, "\(error)"))
+                }
+                tell()
+                _ = addNext()
+            }
+        }
+        var finished = metadata
+        finished.format = format
+        finished.minZoom = zooms.lowerBound
+        finished.maxZoom = zooms.upperBound
+        finished.bounds = finished.bounds ?? BoundingBox(west: max(-180, box.west), south: max(-85.0511, box.south),
+                                                         east: min(180, box.east), north: min(85.0511, box.north))
+        try writer.finish(metadata: finished)
+        report.elapsed = clock.now - start
+        return report
+    }
+}
