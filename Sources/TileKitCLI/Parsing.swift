@@ -28,6 +28,18 @@ enum Parse {
         return value
     }
 
+    /// Repeated `--var NAME=VALUE` options → template variables.
+    static func variables(_ assignments: [String]) throws(CLIError) -> [String: String] {
+        var variables = [String: String]()
+        for assignment in assignments {
+            guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
+                throw .usage("--var \"\(assignment)\" is not NAME=VALUE")
+            }
+            variables[String(assignment[..<equals])] = String(assignment[assignment.index(after: equals)...])
+        }
+        return variables
+    }
+
     static func optionalZoom(_ text: String?) throws(CLIError) -> Int? {
         guard let text else { return nil }
         return try zoom(text)

@@ -107,13 +107,7 @@ enum SeedCommand: Command {
     /// A URL template (it has a `{`) or a store on disk.
     static func makeSource(_ text: String, arguments: BoundArguments) throws(CLIError) -> any TileSource {
         guard text.contains("{") else { return try Stores.open(text, scheme: nil) }
-        var variables = [String: String]()
-        for assignment in arguments.all("var") {
-            guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
-                throw .usage("--var \"\(assignment)\" is not NAME=VALUE")
-            }
-            variables[String(assignment[..<equals])] = String(assignment[assignment.index(after: equals)...])
-        }
+        let variables = try Parse.variables(arguments.all("var"))
         var options = RemoteOptions(userAgent: arguments.values["user-agent"] ?? defaultUserAgent)
         options.maxConcurrentPerHost = try Parse.count(arguments.values["concurrency"] ?? "2", "concurrency", 1...64)
         let rate = try Parse.number(arguments.values["rate"] ?? "10", "rate")

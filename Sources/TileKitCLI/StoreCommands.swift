@@ -24,13 +24,7 @@ enum URLCommand: Command {
 
     static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError) {
         try expectPositionals(arguments, 2...2, "TEMPLATE and tile Z/X/Y")
-        var variables = [String: String]()
-        for assignment in arguments.all("var") {
-            guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
-                throw .usage("--var \"\(assignment)\" is not NAME=VALUE")
-            }
-            variables[String(assignment[..<equals])] = String(assignment[assignment.index(after: equals)...])
-        }
+        let variables = try Parse.variables(arguments.all("var"))
         let scaleText = arguments.values["scale"] ?? "1"
         guard let scale = Int(scaleText), (1...4).contains(scale) else { throw .usage("scale \"\(scaleText)\" is not 1-4") }
         let template: URLTemplate

@@ -61,10 +61,7 @@ public struct FolderTileSource: TileSource {
         } catch {
             throw TileSourceError.unreadable(path: url.path, reason: (error as NSError).localizedDescription)
         }
-        guard let format = ImageFormat(sniffing: bytes) else {
-            throw TileSourceError.corrupt(path: url.path, reason: "not a PNG, JPEG or WebP tile")
-        }
-        return .tile(TileData(bytes: bytes, format: format))
+        return try TileResult.stored(bytes, in: url.path, tile: request.tile)
     }
 
     static func zoomFolders(_ directory: URL) -> [Int] {

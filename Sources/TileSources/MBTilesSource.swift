@@ -43,11 +43,7 @@ public struct MBTilesSource: TileSource {
         } catch {
             throw TileSourceError.unreadable(path: reader.path, reason: "\(error)")
         }
-        guard let bytes else { return .noTile }
-        guard let format = ImageFormat(sniffing: bytes) else {
-            throw TileSourceError.corrupt(path: reader.path, reason: "tile \(request.tile) is not a PNG, JPEG or WebP image")
-        }
-        return .tile(TileData(bytes: bytes, format: format))
+        return try TileResult.stored(bytes, in: reader.path, tile: request.tile)
     }
 }
 

@@ -42,11 +42,7 @@ public struct PMTilesSource: TileSource {
         } catch {
             throw TileSourceError.corrupt(path: reader.path, reason: error.description)
         }
-        guard let bytes else { return .noTile }
-        guard let format = ImageFormat(sniffing: bytes) else {
-            throw TileSourceError.corrupt(path: reader.path, reason: "tile \(request.tile) is not a PNG, JPEG or WebP image")
-        }
-        return .tile(TileData(bytes: bytes, format: format))
+        return try TileResult.stored(bytes, in: reader.path, tile: request.tile)
     }
 }
 

@@ -60,3 +60,15 @@ public struct TileRequest: Hashable, Sendable {
         self.scale = scale
     }
 }
+
+extension TileResult {
+    /// The answer of a store for bytes it holds (or nil): a tile when they are an image,
+    /// otherwise an error naming the store and the tile.
+    static func stored(_ bytes: [UInt8]?, in path: String, tile: TileID) throws(TileSourceError) -> TileResult {
+        guard let bytes else { return .noTile }
+        guard let format = ImageFormat(sniffing: bytes) else {
+            throw .corrupt(path: path, reason: "tile \(tile) is not a PNG, JPEG or WebP image")
+        }
+        return .tile(TileData(bytes: bytes, format: format))
+    }
+}

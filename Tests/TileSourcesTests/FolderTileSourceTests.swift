@@ -60,7 +60,7 @@ import TileMath
         try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data("<html>not a tile</html>".utf8).write(to: path)
         let source = try FolderTileSource(directory: empty)
-        await #expect(throws: TileSourceError.corrupt(path: path.path, reason: "not a PNG, JPEG or WebP tile")) {
+        await #expect(throws: TileSourceError.corrupt(path: path.path, reason: "tile 1/0/0 is not a PNG, JPEG or WebP image")) {
             try await source.tile(TileRequest(TileID(z: 1, x: 0, y: 0)))
         }
     }
