@@ -37,7 +37,8 @@ fixtures: test-deps
 bench: deps
 	$(SWIFT) build -c release --product tilekit
 	$(SWIFT) build -c release --product tilekit-bench
-	python3 -c "import PIL" 2>/dev/null || python3 -m pip install -q --disable-pip-version-check pillow
+	bash scripts/install-deps.sh nginx-light
+	python3 -c "import PIL, mapproxy, pmtiles" 2>/dev/null || python3 -m pip install -q --disable-pip-version-check pillow mapproxy==7.0.0 pmtiles==3.8.1
 	python3 scripts/bench.py
 
 clean:

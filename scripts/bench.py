@@ -5,9 +5,20 @@ printing ratios (the machine is noisy: compare ratios, not absolute times).
 Codecs: 256 px tiles cut from the sample map, encoded on one core by TileKit (libpng,
 TurboJPEG, libwebp through Canvas) and by Pillow (the same zlib, libjpeg-turbo and libwebp
 underneath, through Python), with matching settings.
+
+Stores and seeding: ~1,650 distinct tiles (z10-16 over Manhattan) served by nginx on
+127.0.0.1; TileKit's `seed` and MapProxy's `mapproxy-seed` download them into MBTiles at
+the same concurrency; then both read every tile of the same MBTiles file in random order
+on one core (MapProxy's MBTilesCache), and TileKit's PMTiles reads are set beside the
+`pmtiles` package's reader (MapProxy has no PMTiles cache).
 """
 import io
 import json
+import os
+import random
+import resource
+import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -15,7 +26,7 @@ import time
 
 from PIL import Image
 
-RELEASE = ".build/release"
+RELEASE = os.path.abspath(".build/release")
 SECONDS = 2.0
 
 
@@ -32,7 +43,139 @@ def pillow_rate(tiles, save):
             return count / elapsed, size // count
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def timed(command, cwd):
+    """Wall seconds, CPU seconds and peak RSS (KB) of a command, as /usr/bin/time reports."""
+    out = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", *command], cwd=cwd, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"{command[0]} failed: {out.stderr[-800:]}")
+    wall, user, system, peak = out.stderr.strip().splitlines()[-1].split()
+    return float(wall), float(user) + float(system), int(peak)
+
+
+def mapproxy_read(path):
+    from mapproxy.cache.mbtiles import MBTilesCache
+    from mapproxy.cache.tile import Tile
+    coords = [(x, y, z) for z, x, y in sqlite3.connect(path).execute("SELECT zoom_level, tile_column, tile_row FROM tiles")]
+    random.shuffle(coords)
+    cache = MBTilesCache(path)
+    count, start = 0, time.perf_counter()
+    while time.perf_counter() - start < SECONDS:
+        for c in coords:
+            tile = Tile(c)
+            assert cache.load_tile(tile)
+            tile.image_result_buffer().read()
+            count += 1
+    return count / (time.perf_counter() - start)
+
+
+def pmtiles_read(path):
+    from pmtiles.reader import MmapSource, Reader, all_tiles
+    with open(path, "rb") as f:
+        reader = Reader(MmapSource(f))
+        coords = [zxy for zxy, _ in all_tiles(reader.get_bytes)]
+        random.shuffle(coords)
+        count, start = 0, time.perf_counter()
+        while time.perf_counter() - start < SECONDS:
+            for z, x, y in coords:
+                assert reader.get(z, x, y)
+                count += 1
+        return count / (time.perf_counter() - start)
+
+
+def stores_and_seeding(directory):
+    os.chmod(directory, 0o755)  # nginx's worker runs unprivileged
+    bbox, zooms = "-74.05,40.68,-73.90,40.85", (10, 16)
+    upstream = f"{directory}/upstream"
+    tiles = json.loads(subprocess.run([f"{RELEASE}/tilekit-bench", "make-tiles", upstream, "--bbox", bbox, "--zoom", f"{zooms[0]}-{zooms[1]}"],
+                                      check=True, capture_output=True, text=True).stdout)["tiles"]
+    port = free_port()
+    with open(f"{directory}/nginx.conf", "w") as f:
+        f.write(f"worker_processes 1; daemon off; error_log {directory}/nginx.log; pid {directory}/nginx.pid;\n"
+                f"events {{ worker_connections 1024; }}\n"
+                # Every path answers with a tile: MapProxy's seeding also asks for tiles past the
+                # box's edges, and a 404 sends it into retries with long waits.
+                f"http {{ include /etc/nginx/mime.types; access_log off; server {{ listen 127.0.0.1:{port}; root {upstream};"
+                f" location / {{ try_files $uri /10/301/384.png; }} }} }}\n")
+    nginx = subprocess.Popen(["nginx", "-p", directory, "-c", f"{directory}/nginx.conf"])
+    try:
+        time.sleep(0.5)
+        concurrency = 4
+        w, s_, e, n = bbox.split(",")
+        with open(f"{directory}/mapproxy.yaml", "w") as f:
+            f.write(f"""services:
+  tms:
+layers:
+  - name: bench
+    title: bench
+    sources: [bench_cache]
+caches:
+  bench_cache:
+    grids: [webmercator]
+    sources: [bench_source]
+    format: image/png
+    cache:
+      type: mbtiles
+      filename: {directory}/mapproxy.mbtiles
+sources:
+  bench_source:
+    type: tile
+    url: http://127.0.0.1:{port}/%(z)s/%(x)s/%(y)s.png
+    grid: webmercator_nw
+grids:
+  webmercator:
+    base: GLOBAL_WEBMERCATOR
+  webmercator_nw:
+    base: GLOBAL_WEBMERCATOR
+    origin: nw
+""")
+        with open(f"{directory}/seed.yaml", "w") as f:
+            f.write(f"""seeds:
+  bench:
+    caches: [bench_cache]
+    levels: {{from: {zooms[0]}, to: {zooms[1]}}}
+    coverages: [box]
+coverages:
+  box:
+    bbox: [{w}, {s_}, {e}, {n}]
+    srs: 'EPSG:4326'
+""")
+        ours = timed([f"{RELEASE}/tilekit", "seed", "--source", f"http://127.0.0.1:{port}/{{z}}/{{x}}/{{y}}.png", "--bbox", bbox,
+                      "--zoom", f"{zooms[0]}-{zooms[1]}", "--out", f"{directory}/tilekit.mbtiles", "--concurrency", str(concurrency),
+                      "--rate", "100000", "--max-tiles", "100000", "--quiet"], directory)
+        theirs = timed(["mapproxy-seed", "-f", "mapproxy.yaml", "-s", "seed.yaml", "-c", str(concurrency), "--seed", "bench", "-q"], directory)
+    finally:
+        nginx.terminate()
+        nginx.wait()
+    counted = [sqlite3.connect(f"{directory}/{name}.mbtiles").execute("SELECT count(*) FROM tiles").fetchone()[0] for name in ("tilekit", "mapproxy")]
+    print(f"\nSeeding z{zooms[0]}-{zooms[1]} over {bbox} from nginx on 127.0.0.1 into MBTiles, concurrency {concurrency}")
+    print(f"(tiles stored: TileKit {counted[0]}, MapProxy {counted[1]})")
+    print(f"{'':24} {'wall s':>8} {'tiles/s':>9} {'CPU s':>7} {'peak MB':>8}")
+    for name, (wall, cpu, peak), count in (("tilekit seed", ours, counted[0]), ("mapproxy-seed", theirs, counted[1])):
+        print(f"{name:24} {wall:8.2f} {count / wall:9.0f} {cpu:7.2f} {peak / 1024:8.1f}")
+    print(f"{'ratio, tiles/s':24} {(counted[0] / ours[0]) / (counted[1] / theirs[0]):8.2f}x TileKit")
+
+    subprocess.run([f"{RELEASE}/tilekit", "convert", f"{directory}/tilekit.mbtiles", f"{directory}/tilekit.pmtiles", "--quiet"], check=True)
+    def ours_read(path):
+        return json.loads(subprocess.run([f"{RELEASE}/tilekit-bench", "read", path, "--seconds", str(SECONDS)],
+                                         check=True, capture_output=True, text=True).stdout)["tiles_per_second"]
+    rows = [("MBTiles (MapProxy's file)", ours_read(f"{directory}/mapproxy.mbtiles"), mapproxy_read(f"{directory}/mapproxy.mbtiles"), "MapProxy MBTilesCache"),
+            ("PMTiles", ours_read(f"{directory}/tilekit.pmtiles"), pmtiles_read(f"{directory}/tilekit.pmtiles"),
+             "pmtiles package (inflates directories on every get)")]
+    print(f"\nReading every tile in random order, one core, {SECONDS:.0f} s each")
+    print(f"{'store':26} {'TileKit t/s':>12} {'reference t/s':>14} {'ratio':>6}  reference")
+    for name, mine, reference, label in rows:
+        print(f"{name:26} {mine:12.0f} {reference:14.0f} {mine / reference:6.2f}  {label}")
+
+
 def main():
+    with tempfile.TemporaryDirectory() as directory:
+        stores_and_seeding(directory)
     with tempfile.TemporaryDirectory() as directory:
         image_path = f"{directory}/map.png"
         subprocess.run([f"{RELEASE}/tilekit", "sample", "-o", image_path, "--size", "2048x2048"], check=True, capture_output=True)

@@ -1,11 +1,15 @@
 // tilekit-bench: measurements for `make bench`, printed as JSON lines for scripts/bench.py.
 //
 //   tilekit-bench codecs IMAGE [--tile-size 256] [--seconds 2]
-//
-// Cuts IMAGE into tiles and encodes them with each codec setting on one core for at least
-// the given time, printing {"codec":..., "tiles_per_second":..., "mean_bytes":...} per line.
+//       encodes the image's tiles with each codec setting on one core
+//   tilekit-bench make-tiles DIR --bbox W,S,E,N --zoom A-B
+//       writes distinct debug-grid tiles into a z/x/y folder (an upstream for seeding)
+//   tilekit-bench read STORE [--seconds 2]
+//       reads every tile of a store in random order, one after another, on one core
 import Foundation
 import Canvas
+import TileMath
+import TileSources
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("tilekit-bench: \(message)\n".utf8))
@@ -13,51 +17,101 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard arguments.first == "codecs", arguments.count >= 2 else {
-    fail("usage: tilekit-bench codecs IMAGE [--tile-size 256] [--seconds 2]")
+func option(_ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
 }
-let imagePath = arguments[1]
-func option(_ name: String, _ fallback: Double) -> Double {
-    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count, let value = Double(arguments[index + 1]) else { return fallback }
-    return value
-}
-let tileSize = Int(option("--tile-size", 256))
-let seconds = option("--seconds", 2)
+func number(_ name: String, _ fallback: Double) -> Double { option(name).flatMap(Double.init) ?? fallback }
+func seconds(_ duration: Duration) -> Double { Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18 }
 
-let image: RGBAImage
-do {
-    image = try RGBAImage(contentsOf: URL(fileURLWithPath: imagePath))
-} catch {
-    fail("\(error)")
+switch arguments.first {
+case "codecs":
+    guard arguments.count >= 2 else { fail("usage: tilekit-bench codecs IMAGE [--tile-size 256] [--seconds 2]") }
+    benchCodecs(path: arguments[1], tileSize: Int(number("--tile-size", 256)), minimum: number("--seconds", 2))
+case "make-tiles":
+    guard arguments.count >= 2, let bbox = option("--bbox"), let zoom = option("--zoom") else {
+        fail("usage: tilekit-bench make-tiles DIR --bbox W,S,E,N --zoom A-B")
+    }
+    await makeTiles(directory: arguments[1], bbox: bbox, zoom: zoom)
+case "read":
+    guard arguments.count >= 2 else { fail("usage: tilekit-bench read STORE [--seconds 2]") }
+    await read(path: arguments[1], minimum: number("--seconds", 2))
+default:
+    fail("usage: tilekit-bench codecs|make-tiles|read ...")
 }
-var tiles = [RGBAImage]()
-for y in stride(from: 0, through: image.height - tileSize, by: tileSize) {
-    for x in stride(from: 0, through: image.width - tileSize, by: tileSize) {
-        tiles.append(image.cropped(x: x, y: y, width: tileSize, height: tileSize))
+
+func benchCodecs(path: String, tileSize: Int, minimum: Double) {
+    let image: RGBAImage
+    do { image = try RGBAImage(contentsOf: URL(fileURLWithPath: path)) } catch { fail("\(error)") }
+    var tiles = [RGBAImage]()
+    for y in stride(from: 0, through: image.height - tileSize, by: tileSize) {
+        for x in stride(from: 0, through: image.width - tileSize, by: tileSize) {
+            tiles.append(image.cropped(x: x, y: y, width: tileSize, height: tileSize))
+        }
+    }
+    guard !tiles.isEmpty else { fail("\(path) is smaller than one \(tileSize) px tile") }
+    let settings: [(String, EncodingOptions)] = [
+        ("png-level1-nofilter", .png(compressionLevel: 1, filter: .none)),
+        ("png-level2-nofilter", .png(compressionLevel: 2, filter: .none)),
+        ("png-level6-allfilters", .png(compressionLevel: 6, filter: .all)),
+        ("jpeg-q85", .jpeg(quality: 85)),
+        ("webp-q80-method0", .webp(quality: 80, lossless: false, method: 0)),
+        ("webp-lossless-method0", .webp(quality: 75, lossless: true, method: 0)),
+    ]
+    let clock = ContinuousClock()
+    for (name, options) in settings {
+        var count = 0, bytes = 0
+        let start = clock.now
+        repeat {
+            for tile in tiles {
+                bytes += (try? tile.encoded(options).count) ?? 0
+                count += 1
+            }
+        } while seconds(clock.now - start) < minimum
+        print(#"{"codec":"\#(name)","tiles_per_second":\#(Double(count) / seconds(clock.now - start)),"mean_bytes":\#(bytes / count),"tiles":\#(tiles.count)}"#)
     }
 }
-guard !tiles.isEmpty else { fail("\(imagePath) is smaller than one \(tileSize) px tile") }
 
-let settings: [(String, EncodingOptions)] = [
-    ("png-level1-nofilter", .png(compressionLevel: 1, filter: .none)),
-    ("png-level2-nofilter", .png(compressionLevel: 2, filter: .none)),
-    ("png-level6-allfilters", .png(compressionLevel: 6, filter: .all)),
-    ("jpeg-q85", .jpeg(quality: 85)),
-    ("webp-q80-method0", .webp(quality: 80, lossless: false, method: 0)),
-    ("webp-lossless-method0", .webp(quality: 75, lossless: true, method: 0)),
-]
-let clock = ContinuousClock()
-for (name, options) in settings {
-    var count = 0, bytes = 0
-    let start = clock.now
-    var elapsed = Duration.zero
-    repeat {
-        for tile in tiles {
-            bytes += (try? tile.encoded(options).count) ?? 0
-            count += 1
+func makeTiles(directory: String, bbox: String, zoom: String) async {
+    let v = bbox.split(separator: ",").compactMap { Double($0) }
+    let z = zoom.split(separator: "-").compactMap { Int($0) }
+    guard v.count == 4, (1...2).contains(z.count) else { fail("bad --bbox or --zoom") }
+    let box = BoundingBox(west: v[0], south: v[1], east: v[2], north: v[3])
+    let source = GeneratedTileSource.debugGrid()
+    do {
+        let writer = try FolderTileWriter(directory: URL(fileURLWithPath: directory), fileExtension: "png")
+        var count = 0
+        for zoom in z[0]...(z.last!) {
+            for range in TileRange.covering(box, zoom: zoom) {
+                for tile in range {
+                    if let data = try await source.tile(TileRequest(tile)).data { try writer.write(tile, bytes: data.bytes); count += 1 }
+                }
+            }
         }
-        elapsed = clock.now - start
-    } while elapsed < .seconds(seconds)
-    let secondsTaken = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    print(#"{"codec":"\#(name)","tiles_per_second":\#(Double(count) / secondsTaken),"mean_bytes":\#(bytes / count),"tiles":\#(tiles.count)}"#)
+        try writer.finish(metadata: TileSetMetadata(name: "bench", format: .png, minZoom: z[0], maxZoom: z.last!))
+        print(#"{"tiles":\#(count)}"#)
+    } catch {
+        fail("\(error)")
+    }
+}
+
+func read(path: String, minimum: Double) async {
+    do {
+        let source = try TileStore.open(path)
+        var tiles = [TileID]()
+        try TileStore.forEachTile(in: source) { tile, _ in tiles.append(tile) }
+        tiles.shuffle()
+        let clock = ContinuousClock()
+        var count = 0, bytes = 0
+        let start = clock.now
+        repeat {
+            for tile in tiles {
+                bytes += try await source.tile(TileRequest(tile)).data?.bytes.count ?? 0
+                count += 1
+            }
+        } while seconds(clock.now - start) < minimum
+        print(#"{"store":"\#(path)","tiles_per_second":\#(Double(count) / seconds(clock.now - start)),"tiles":\#(tiles.count),"bytes":\#(bytes)}"#)
+    } catch {
+        fail("\(error)")
+    }
 }

@@ -44,6 +44,19 @@ public struct Seeder {
     public var ranges: [TileRange] { zooms.flatMap { TileRange.covering(box, zoom: $0) } }
     public var tileCount: Int { ranges.reduce(0) { $0 + $1.count } }
 
+    struct Fetched: Sendable {
+        let tile: TileID
+        let outcome: Result<TileResult, any Error>
+    }
+
+    static func fetch(_ tile: TileID, from source: any TileSource, scale: Int) async -> Fetched {
+        do {
+            return Fetched(tile: tile, outcome: .success(try await source.tile(TileRequest(tile, scale: scale))))
+        } catch {
+            return Fetched(tile: tile, outcome: .failure(error))
+        }
+    }
+
     public func run(into writer: any TileStoreWriter, metadata: TileSetMetadata,
                     progress: (Progress) -> Void = { _ in }) async throws -> Report {
         let clock = ContinuousClock()
@@ -64,32 +77,36 @@ public struct Seeder {
         tell()
         let source = self.source, scale = self.scale
         var format = metadata.format
-        try await withThrowingTaskGroup(of: (TileID, Result<TileResult, Error>).self) { group in
-            var next = pending.makeIterator()
-            func addNext() -> Bool {
-                guard let tile = next.next() else { return false }
-                group.addTask {
-                    do { return (tile, .success(try await source.tile(TileRequest(tile, scale: scale)))) } catch { return (tile, .failure(error)) }
-                }
-                return true
+        // A plain loop over an index, with the group's results in a Sendable struct: nested
+        // functions capturing the group and an iterator were miscompiled in release builds
+        // (tiles arrived corrupted), so this stays deliberately simple.
+        try await withThrowingTaskGroup(of: Fetched.self) { group in
+            var index = 0
+            while index < pending.count, index < max(1, concurrency) {
+                let tile = pending[index]
+                group.addTask { await Self.fetch(tile, from: source, scale: scale) }
+                index += 1
             }
-            for _ in 0..<max(1, concurrency) where !addNext() { break }
             // Only this task writes: the writer never crosses into the fetching tasks.
-            while let (tile, outcome) = try await group.next() {
+            while let fetched = try await group.next() {
                 try Task.checkCancellation()
-                switch outcome {
+                switch fetched.outcome {
                 case .success(.tile(let data)):
-                    try writer.write(tile, bytes: data.bytes)
+                    try writer.write(fetched.tile, bytes: data.bytes)
                     format = format ?? data.format
                     report.fetched += 1
                     report.bytes += data.bytes.count
                 case .success(.noTile): report.absent += 1
                 case .success(.unavailable(let retryAfter)):
-                    report.failures.append((tile, "unavailable" + (retryAfter.map { " (retry after \(Int($0.seconds)) s)" } ?? "")))
-                case .failure(let error): report.failures.append((tile, "\(error)"))
+                    report.failures.append((fetched.tile, "unavailable" + (retryAfter.map { " (retry after \(Int($0.seconds)) s)" } ?? "")))
+                case .failure(let error): report.failures.append((fetched.tile, "\(error)"))
                 }
                 tell()
-                _ = addNext()
+                if index < pending.count {
+                    let tile = pending[index]
+                    group.addTask { await Self.fetch(tile, from: source, scale: scale) }
+                    index += 1
+                }
             }
         }
         var finished = metadata
