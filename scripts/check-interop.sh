@@ -6,6 +6,7 @@
 #   scripts/check-interop.sh .build/debug/tilekit
 set -uo pipefail
 tilekit=$(realpath "${1:-.build/debug/tilekit}")
+scripts=$(realpath "$(dirname "$0")")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -111,5 +112,22 @@ for name, provider in xyz.flatten().items():
 print(count, "templates")
 assert count > 900
 PY
+# Seeding from a real server into MBTiles and PMTiles (run with the release binary by
+# `make test`: a release-only miscompile once delivered corrupted tile ids here).
+python3 "$scripts/test-tile-server.py" --until-killed > port.txt 2>/dev/null </dev/null &
+server=$!
+trap 'kill $server 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 50); do [ -s port.txt ] && break; sleep 0.1; done
+port=$(head -1 port.txt)
+box=-74.02,40.70,-73.93,40.80
+"$tilekit" tile list --bbox $box --zoom 10-15 | sort > expected.txt
+for out in seeded.mbtiles seeded.pmtiles; do
+  "$tilekit" seed --source "http://127.0.0.1:$port/tiles/{z}/{x}/{y}.png" --bbox $box --zoom 10-15 --out $out \
+    --concurrency 4 --rate 1000 --quiet >/dev/null 2>&1
+  "$tilekit" convert $out "folder-${out/./-}" --quiet
+  check "seed into $out holds exactly the region's tiles" bash -c "cd 'folder-${out/./-}' && find . -name '*.png' | sed 's|^./||; s|.png$||' | sort | diff - ../expected.txt"
+  check "seed into $out keeps the server's bytes" bash -c "cd 'folder-${out/./-}' && for f in \$(head -3 ../expected.txt); do curl -sf http://127.0.0.1:$port/tiles/\$f.png | cmp -s - \$f.png || exit 1; done"
+done
+
 echo "interop: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A tile server for TileKit's network tests, on 127.0.0.1 only, that injects faults on
 demand. It prints its port on the first line of stdout and serves until stdin closes
-(so it stops when the test that started it does).
+(so it stops when the test that started it does), or with --until-killed until killed.
 
   /tiles/{z}/{x}/{y}.png          a real PNG tile (colour from z/x/y), ETag and Last-Modified,
                                   Cache-Control: max-age=MAXAGE (query ?maxage=N, default 3600,
@@ -135,6 +135,8 @@ def main():
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     print(server.server_address[1], flush=True)
+    if "--until-killed" in sys.argv:  # for shell scripts, which stop it with kill
+        server.serve_forever()
     threading.Thread(target=server.serve_forever, daemon=True).start()
     sys.stdin.read()  # until the test closes our stdin
     server.shutdown()
