@@ -40,6 +40,12 @@ public final class CachedTileSource: TileSource {
         self.upstream = upstream
         self.policy = policy
         self.cachePath = cachePath
+        let folder = URL(fileURLWithPath: cachePath).deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw .unwritable(path: cachePath, reason: (error as NSError).localizedDescription)
+        }
         var caches = [Int: TileCacheStore]()
         for scale in 1...4 {
             let path = Self.path(cachePath, scale: scale)
