@@ -41,6 +41,8 @@ let package = Package(
         .target(name: "Compression", dependencies: ["CZlib"]),
         // PMTiles v3 files: Hilbert ids, directories, leaves, run-length dedup.
         .target(name: "PMTiles", dependencies: ["TileMath", "Compression"]),
+        // Features from GeoJSON, GPX, KML and plist files.
+        .target(name: "Features", dependencies: ["TileMath", "Canvas"]),
         // Tile sources, layers (zooms, bounds, overzoom, fallback) and composition.
         .target(name: "TileSources", dependencies: ["TileMath", "Canvas", "MBTiles", "PMTiles"]),
         // The command line, as a library so it is testable.
@@ -54,6 +56,7 @@ let package = Package(
         // The fault-injecting tile server (scripts/test-tile-server.py) for network tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "TileSourcesTests", dependencies: ["TileSources", "TileMath", "Canvas", "MBTiles", "PMTiles", "Compression", "TestSupport"]),
+        .testTarget(name: "FeaturesTests", dependencies: ["Features", "TileMath", "Canvas"]),
         .testTarget(name: "TileKitCLITests", dependencies: ["TileKitCLI", "TileMath", "TileSources", "MBTiles", "TestSupport"]),
         .testTarget(name: "CLibrariesTests", dependencies: ["CSQLite", "CMicroHTTPDShim", "CMicroHTTPD"]),
     ],

@@ -1,0 +1,148 @@
+public import Foundation
+public import TileMath
+public import Canvas
+
+/// A geometry in WGS84 degrees, as RFC 7946 defines them. Polygon rings are exterior
+/// first, then holes; rings are closed (first point repeated).
+public indirect enum Geometry: Hashable, Sendable {
+    case point(Coordinate)
+    case multiPoint([Coordinate])
+    case lineString([Coordinate])
+    case multiLineString([[Coordinate]])
+    case polygon([[Coordinate]])
+    case multiPolygon([[[Coordinate]]])
+    case geometryCollection([Geometry])
+
+    /// Every coordinate, in order.
+    public var coordinates: [Coordinate] {
+        switch self {
+        case .point(let c): return [c]
+        case .multiPoint(let cs), .lineString(let cs): return cs
+        case .multiLineString(let lines), .polygon(let lines): return lines.flatMap { $0 }
+        case .multiPolygon(let polygons): return polygons.flatMap { $0.flatMap { $0 } }
+        case .geometryCollection(let geometries): return geometries.flatMap(\.coordinates)
+        }
+    }
+
+    public var bounds: BoundingBox? { BoundingBox(covering: coordinates) }
+}
+
+/// How a feature is drawn: simplestyle-spec 1.1 (https://github.com/mapbox/simplestyle-spec)
+/// plus a dash pattern. nil means "the layer's default".
+public struct Style: Hashable, Sendable {
+    public enum MarkerSize: String, Hashable, Sendable { case small, medium, large }
+
+    public var stroke: Color?
+    public var strokeWidth: Double?
+    public var strokeOpacity: Double?
+    public var fill: Color?
+    public var fillOpacity: Double?
+    public var markerColor: Color?
+    public var markerSymbol: String?
+    public var markerSize: MarkerSize?
+    /// Alternating on and off lengths in pixels.
+    public var dash: [Double]?
+
+    public init() {}
+}
+
+/// An image laid on the map: stretched into a box, or pinned by its corners.
+public struct ImageOverlay: Hashable, Sendable {
+    public enum Placement: Hashable, Sendable {
+        case box(BoundingBox)
+        /// Top-left, top-right, bottom-right, bottom-left (the image's own corners).
+        case corners(topLeft: Coordinate, topRight: Coordinate, bottomRight: Coordinate, bottomLeft: Coordinate)
+    }
+    /// The image file, as written in the data (relative to the data file).
+    public var image: String
+    public var placement: Placement
+    public var opacity: Double
+
+    public init(image: String, placement: Placement, opacity: Double = 1) {
+        self.image = image
+        self.placement = placement
+        self.opacity = opacity
+    }
+}
+
+/// A recorded track's extra data per vertex (GPX): times and elevations, nil where absent.
+public struct TrackPoints: Hashable, Sendable {
+    public var times: [Date?]
+    public var elevations: [Double?]
+
+    public init(times: [Date?], elevations: [Double?]) {
+        self.times = times
+        self.elevations = elevations
+    }
+}
+
+/// A JSON value of a feature's properties.
+public enum PropertyValue: Hashable, Sendable {
+    case string(String)
+    case number(Double)
+    case bool(Bool)
+    case null
+    case array([PropertyValue])
+    case object([String: PropertyValue])
+
+    public var string: String? {
+        switch self {
+        case .string(let s): return s
+        case .number(let n): return n.shortDescription
+        case .bool(let b): return b ? "true" : "false"
+        default: return nil
+        }
+    }
+
+    public var number: Double? {
+        switch self {
+        case .number(let n): return n
+        case .string(let s): return Double(s)
+        default: return nil
+        }
+    }
+}
+
+/// A thing on the map: a geometry, its properties, how it is drawn, and what a callout
+/// shows (MKAnnotation's title and subtitle).
+public struct Feature: Hashable, Sendable {
+    public var id: String?
+    public var geometry: Geometry?
+    public var properties: [String: PropertyValue]
+    public var style: Style
+    public var title: String?
+    public var subtitle: String?
+    /// A point with a radius is a circle of that many meters (TileKit's `radius` property).
+    public var radius: Double?
+    public var imageOverlay: ImageOverlay?
+    /// A custom renderer's name (TileKit's `renderer` property), e.g. "shimmer".
+    public var renderer: String?
+    /// Times and elevations of a recorded track (GPX), one per coordinate.
+    public var trackPoints: TrackPoints?
+
+    public init(id: String? = nil, geometry: Geometry?, properties: [String: PropertyValue] = [:], style: Style = Style(),
+                title: String? = nil, subtitle: String? = nil) {
+        self.id = id
+        self.geometry = geometry
+        self.properties = properties
+        self.style = style
+        self.title = title
+        self.subtitle = subtitle
+    }
+}
+
+/// A malformed data file: the file, the place in it (a JSON path such as
+/// `features[3].geometry.coordinates`, or line and column for XML), and what is wrong.
+public struct FeatureError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var place: String
+    public var reason: String
+
+    public init(file: String, place: String, reason: String) {
+        self.file = file
+        self.place = place
+        self.reason = reason
+    }
+
+    public var description: String { "\(file): \(place): \(reason)" }
+}
