@@ -146,3 +146,14 @@ public struct FeatureError: Error, Equatable, Sendable, CustomStringConvertible 
 
     public var description: String { "\(file): \(place): \(reason)" }
 }
+
+extension FeatureError {
+    /// The bytes of a data file, or an error naming it.
+    static func read(_ url: URL) throws(FeatureError) -> Data {
+        do {
+            return try Data(contentsOf: url)
+        } catch {
+            throw FeatureError(file: url.path, place: "file", reason: (error as NSError).localizedDescription)
+        }
+    }
+}

@@ -10,11 +10,7 @@ public import TileMath
 /// `trackPoints`. Errors name the line and column.
 public enum GPX {
     public static func load(_ url: URL) throws(FeatureError) -> [Feature] {
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw FeatureError(file: url.path, place: "file", reason: (error as NSError).localizedDescription)
-        }
-        return try parse(data, file: url.path)
+        try parse(try FeatureError.read(url), file: url.path)
     }
 
     public static func parse(_ data: Data, file: String = "<data>") throws(FeatureError) -> [Feature] {
