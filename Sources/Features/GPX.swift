@@ -1,12 +1,9 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 public import TileMath
 
 /// Reads GPX 1.1 (https://www.topografix.com/GPX/1/1/): waypoints become Point features,
 /// routes LineStrings, tracks MultiLineStrings (one line per segment), with names
-/// (`title`), descriptions (`subtitle`), and per-point times and elevations kept in
+/// (`title`), descriptions (`subtitle`), symbols, and per-point times and elevations kept in
 /// `trackPoints`. Errors name the line and column.
 public enum GPX {
     public static func load(_ url: URL) throws(FeatureError) -> [Feature] {
@@ -14,134 +11,83 @@ public enum GPX {
     }
 
     public static func parse(_ data: Data, file: String = "<data>") throws(FeatureError) -> [Feature] {
-        let delegate = Delegate(file: file)
-        let parser = XMLParser(data: data)
-        parser.delegate = delegate
-        let ok = parser.parse()
-        if let error = delegate.error { throw error }
-        // On Linux parse() can return true and still set parserError (an unclosed element).
-        guard ok, parser.parserError == nil, delegate.kind == nil else {
-            var reason = "malformed XML"
-            if let error = parser.parserError as NSError? {
-                reason += " (XMLParser error \(error.code))"
-            }
-            if let open = delegate.kind { reason += ": <\(open)> is never closed" }
-            throw FeatureError(file: file, place: "line \(parser.lineNumber), column \(parser.columnNumber)", reason: reason)
+        let root = try MarkupElement.parse(data, file: file)
+        guard root.localName == "gpx" else {
+            throw FeatureError(file: file, place: root.place, reason: "not a GPX file (the root is <\(root.name)>, not <gpx>)")
         }
-        guard delegate.sawRoot else { throw FeatureError(file: file, place: "line 1", reason: "not a GPX file (no <gpx> element)") }
-        return delegate.features
-    }
+        func fail(_ element: MarkupElement, _ reason: String) -> FeatureError { FeatureError(file: file, place: element.place, reason: reason) }
 
-    /// ISO 8601 times as GPX writes them, with or without fractional seconds.
-    static func date(_ text: String) -> Date? {
-        let plain = ISO8601DateFormatter()
-        if let date = plain.date(from: text) { return date }
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return fractional.date(from: text)
-    }
-
-    final class Delegate: NSObject, XMLParserDelegate {
-        let file: String
-        var features = [Feature]()
-        var error: FeatureError?
-        var sawRoot = false
-
-        // The element being read: a waypoint, a route or a track.
-        var kind: String?
-        var name: String?
-        var summary: String?
-        var symbol: String?
-        var segments: [[Coordinate]] = []
-        var times: [Date?] = []
-        var elevations: [Double?] = []
-        var text = ""
-        var inPoint = false
-
-        init(file: String) { self.file = file }
-
-        func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
-            text = ""
-            switch element {
-            case "gpx": sawRoot = true
-            case "wpt", "rte", "trk":
-                if element != "wpt" || kind == nil { start(element) }
-                if element == "wpt" { try? point(parser, attributes, newSegment: true) }
-            case "trkseg": segments.append([])
-            case "rtept", "trkpt": try? point(parser, attributes, newSegment: element == "rtept" && segments.isEmpty)
-            default: break
-            }
-        }
-
-        func start(_ element: String) {
-            kind = element
-            name = nil; summary = nil; symbol = nil
-            segments = []; times = []; elevations = []
-        }
-
-        func point(_ parser: XMLParser, _ attributes: [String: String], newSegment: Bool) throws {
-            guard let latText = attributes["lat"], let lonText = attributes["lon"], let lat = Double(latText), let lon = Double(lonText) else {
-                fail(parser, "a point needs numeric lat and lon attributes")
-                return
+        /// A point element's coordinate, time and elevation.
+        func point(_ element: MarkupElement) throws(FeatureError) -> (Coordinate, Date?, Double?) {
+            guard let lat = element.attributes["lat"].flatMap(Double.init), let lon = element.attributes["lon"].flatMap(Double.init) else {
+                throw fail(element, "a point needs numeric lat and lon attributes")
             }
             let coordinate: Coordinate
-            do { coordinate = try Coordinate(latitude: lat, longitude: lon).validated() } catch {
-                fail(parser, error.description)
-                return
+            do { coordinate = try Coordinate(latitude: lat, longitude: lon).validated() } catch { throw fail(element, error.description) }
+            var time: Date?
+            if let t = element.child("time") {
+                guard let parsed = date(t.trimmedText) else { throw fail(t, "time \"\(t.trimmedText)\" is not ISO 8601") }
+                time = parsed
             }
-            if newSegment || segments.isEmpty { segments.append([]) }
-            segments[segments.count - 1].append(coordinate)
-            times.append(nil)
-            elevations.append(nil)
-            inPoint = true
+            var elevation: Double?
+            if let e = element.child("ele") {
+                guard let parsed = Double(e.trimmedText) else { throw fail(e, "elevation \"\(e.trimmedText)\" is not a number") }
+                elevation = parsed
+            }
+            return (coordinate, time, elevation)
         }
 
-        func fail(_ parser: XMLParser, _ reason: String) {
-            guard error == nil else { return }
-            error = FeatureError(file: file, place: "line \(parser.lineNumber), column \(parser.columnNumber)", reason: reason)
-            parser.abortParsing()
-        }
-
-        func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
-
-        func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
-            let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            switch element {
-            case "name" where !inPoint || kind == "wpt": name = value
-            case "desc" where !inPoint || kind == "wpt": summary = value
-            case "sym" where kind == "wpt": symbol = value
-            case "ele" where inPoint:
-                guard let e = Double(value) else { return fail(parser, "elevation \"\(value)\" is not a number") }
-                elevations[elevations.count - 1] = e
-            case "time" where inPoint:
-                guard let t = GPX.date(value) else { return fail(parser, "time \"\(value)\" is not ISO 8601") }
-                times[times.count - 1] = t
-            case "rtept", "trkpt": inPoint = false
-            case "wpt", "rte", "trk": finish(element)
-            default: break
-            }
-            text = ""
-        }
-
-        func finish(_ element: String) {
-            inPoint = false
-            let lines = segments.filter { !$0.isEmpty }
-            let geometry: Geometry?
-            switch element {
-            case "wpt": geometry = lines.first?.first.map(Geometry.point)
-            case "rte": geometry = lines.isEmpty ? nil : .lineString(lines.flatMap { $0 })
-            default: geometry = lines.isEmpty ? nil : .multiLineString(lines)
-            }
-            var feature = Feature(geometry: geometry, properties: ["gpx": .string(element)], title: name, subtitle: summary)
-            if let symbol {
+        func feature(_ element: MarkupElement, _ geometry: Geometry?, _ points: [(Coordinate, Date?, Double?)]) -> Feature {
+            var feature = Feature(geometry: geometry, properties: ["gpx": .string(element.localName)],
+                                  title: element.child("name")?.trimmedText, subtitle: element.child("desc")?.trimmedText)
+            if let symbol = element.child("sym")?.trimmedText {
                 feature.style.markerSymbol = symbol
                 feature.properties["sym"] = .string(symbol)
             }
-            if element != "wpt" || times.contains(where: { $0 != nil }) || elevations.contains(where: { $0 != nil }) {
-                feature.trackPoints = TrackPoints(times: times, elevations: elevations)
+            if points.contains(where: { $0.1 != nil || $0.2 != nil }) || element.localName != "wpt" {
+                feature.trackPoints = TrackPoints(times: points.map(\.1), elevations: points.map(\.2))
             }
-            features.append(feature)
-            kind = nil
+            return feature
         }
+
+        var features = [Feature]()
+        for child in root.children {
+            switch child.localName {
+            case "wpt":
+                let p = try point(child)
+                features.append(feature(child, .point(p.0), [p]))
+            case "rte":
+                var points = [(Coordinate, Date?, Double?)]()
+                for rtept in child.children("rtept") { points.append(try point(rtept)) }
+                features.append(feature(child, points.isEmpty ? nil : .lineString(points.map(\.0)), points))
+            case "trk":
+                var segments = [[Coordinate]]()
+                var points = [(Coordinate, Date?, Double?)]()
+                for segment in child.children("trkseg") {
+                    var line = [Coordinate]()
+                    for trkpt in segment.children("trkpt") {
+                        let p = try point(trkpt)
+                        line.append(p.0)
+                        points.append(p)
+                    }
+                    if !line.isEmpty { segments.append(line) }
+                }
+                features.append(feature(child, segments.isEmpty ? nil : .multiLineString(segments), points))
+            default:
+                continue
+            }
+        }
+        return features
+    }
+
+    /// ISO 8601 times as GPX writes them, with or without fractional seconds. A time
+    /// without a zone (xsd:dateTime allows it) is UTC, as GPX says all its times are.
+    static func date(_ text: String) -> Date? {
+        let zoned = text.hasSuffix("Z") || text.range(of: #"[+-]\d\d:?\d\d$"#, options: .regularExpression) != nil
+        let value = zoned ? text : text + "Z"
+        if let date = ISO8601DateFormatter().date(from: value) { return date }
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return fractional.date(from: value)
     }
 }

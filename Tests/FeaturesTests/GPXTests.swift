@@ -43,6 +43,15 @@ import TileMath
         #expect(times.count == 3 && abs(times[1] - times[0] - 90.5) < 0.001 && times[2] - times[0] == 300)
     }
 
+    /// Times without a zone are UTC (gpxpy's test files have them); offsets are honoured.
+    @Test func timesWithoutAZoneAreUTC() {
+        #expect(GPX.date("2013-01-01T12:00:04")?.timeIntervalSince1970 == 1_357_041_604)
+        #expect(GPX.date("2013-01-01T12:00:04Z")?.timeIntervalSince1970 == 1_357_041_604)
+        #expect(GPX.date("2013-01-01T14:00:04+02:00")?.timeIntervalSince1970 == 1_357_041_604)
+        #expect(GPX.date("2013-01-01T12:00:04.250Z")?.timeIntervalSince1970 == 1_357_041_604.25)
+        #expect(GPX.date("noon") == nil)
+    }
+
     @Test(arguments: [
         ("<gpx><wpt lat=\"95\" lon=\"1\"/></gpx>", "line 1", "latitude 95"),
         ("<gpx>\n<trk><trkseg>\n  <trkpt lon=\"1\"/></trkseg></trk></gpx>", "line 3", "lat and lon"),
