@@ -45,6 +45,8 @@ let package = Package(
         .target(name: "Features", dependencies: ["TileMath", "Canvas"]),
         // Tile sources, layers (zooms, bounds, overzoom, fallback) and composition.
         .target(name: "TileSources", dependencies: ["TileMath", "Canvas", "MBTiles", "PMTiles"]),
+        // Drawing features into tiles and images.
+        .target(name: "Rendering", dependencies: ["TileMath", "Canvas", "Features", "TileSources"]),
         // The command line, as a library so it is testable.
         .target(name: "TileKitCLI", dependencies: ["TileMath", "Canvas", "TileSources", "MBTiles"]),
         .executableTarget(name: "tilekit", dependencies: ["TileKitCLI"]),
@@ -57,6 +59,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "TileSourcesTests", dependencies: ["TileSources", "TileMath", "Canvas", "MBTiles", "PMTiles", "Compression", "TestSupport"]),
         .testTarget(name: "FeaturesTests", dependencies: ["Features", "TileMath", "Canvas"]),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Features", "TileSources", "TileMath", "Canvas"], exclude: ["Goldens"]),
         .testTarget(name: "TileKitCLITests", dependencies: ["TileKitCLI", "TileMath", "TileSources", "MBTiles", "TestSupport"]),
         .testTarget(name: "CLibrariesTests", dependencies: ["CSQLite", "CMicroHTTPDShim", "CMicroHTTPD"]),
     ],

@@ -1,0 +1,89 @@
+import Foundation
+public import Canvas
+public import TileMath
+public import Features
+
+/// Draws features onto a canvas through a projection, in the order given: polygons (with
+/// holes) filled and outlined, lines stroked, points with a `radius` as geodesic circles
+/// (round in meters at any latitude), other points as markers with their title beside.
+/// Widths are CSS pixels, multiplied by the projection's scale.
+public struct FeatureRenderer: Sendable {
+    /// Defaults for what a feature's style leaves unset (simplestyle-spec's defaults).
+    public var defaultStroke = Color(hex: "#555555")!
+    public var defaultStrokeWidth = 2.0
+    public var defaultFill = Color(hex: "#555555")!
+    public var defaultFillOpacity = 0.6
+    public var defaultMarkerColor = Color(hex: "#7e7e7e")!
+    public var labelFont = Font(size: 13, weight: .bold)
+
+    public init() {}
+
+    /// How far beyond a canvas a feature can reach and still draw on it (marker radius plus
+    /// a label), in CSS pixels: tiles include features this close so nothing is cut at an edge.
+    public static let reach = 96.0
+
+    public func draw(_ features: [Feature], on canvas: Canvas, projection: MapProjection) {
+        for feature in features {
+            guard let geometry = feature.geometry else { continue }
+            draw(geometry, of: feature, on: canvas, projection: projection)
+        }
+    }
+
+    func draw(_ geometry: Geometry, of feature: Feature, on canvas: Canvas, projection: MapProjection) {
+        let style = feature.style, scale = projection.scale
+        let stroke = (style.stroke ?? defaultStroke).withAlpha(style.strokeOpacity ?? 1)
+        let strokeStyle = StrokeStyle(width: (style.strokeWidth ?? defaultStrokeWidth) * scale, cap: .round, join: .round,
+                                      dash: (style.dash ?? []).map { $0 * scale })
+        let fill = (style.fill ?? defaultFill).withAlpha(style.fillOpacity ?? defaultFillOpacity)
+        switch geometry {
+        case .point(let c):
+            if let radius = feature.radius {
+                let ring = Geodesy.circle(center: c, radius: radius, segments: 96).map(projection.point(for:))
+                let path = Path.polygon([ring])
+                canvas.fill(path, with: .color(fill))
+                canvas.stroke(path, with: .color(stroke), style: strokeStyle)
+            } else {
+                marker(at: projection.point(for: c), feature: feature, on: canvas, scale: scale)
+            }
+        case .multiPoint(let cs):
+            for c in cs { marker(at: projection.point(for: c), feature: feature, on: canvas, scale: scale) }
+        case .lineString(let cs):
+            canvas.stroke(.polyline(cs.map(projection.point(for:))), with: .color(stroke), style: strokeStyle)
+        case .multiLineString(let lines):
+            for line in lines { canvas.stroke(.polyline(line.map(projection.point(for:))), with: .color(stroke), style: strokeStyle) }
+        case .polygon(let rings):
+            polygon(rings, fill: fill, stroke: stroke, style: strokeStyle, canvas: canvas, projection: projection)
+        case .multiPolygon(let polygons):
+            for rings in polygons { polygon(rings, fill: fill, stroke: stroke, style: strokeStyle, canvas: canvas, projection: projection) }
+        case .geometryCollection(let parts):
+            for part in parts { draw(part, of: feature, on: canvas, projection: projection) }
+        }
+    }
+
+    func polygon(_ rings: [[Coordinate]], fill: Color, stroke: Color, style: StrokeStyle, canvas: Canvas, projection: MapProjection) {
+        let path = Path.polygon(rings.map { $0.map(projection.point(for:)) })
+        canvas.fill(path, with: .color(fill), rule: .evenOdd)  // any inner ring is a hole, whatever its winding
+        canvas.stroke(path, with: .color(stroke), style: style)
+    }
+
+    /// A round marker (simplestyle's marker-size: small 7, medium 10, large 14 px radius)
+    /// with a white rim, and the title to its right with a halo.
+    func marker(at point: PixelPoint, feature: Feature, on canvas: Canvas, scale: Double) {
+        let radius: Double
+        switch feature.style.markerSize ?? .medium {
+        case .small: radius = 7
+        case .medium: radius = 10
+        case .large: radius = 14
+        }
+        let circle = Path.circle(center: point, radius: radius * scale)
+        canvas.fill(circle, with: .color(feature.style.markerColor ?? defaultMarkerColor))
+        canvas.stroke(circle, with: .color(.white), style: StrokeStyle(width: 2 * scale))
+        if let title = feature.title, !title.isEmpty {
+            var font = labelFont
+            font.size *= scale
+            canvas.drawText(title, at: PixelPoint(x: point.x + (radius + 4) * scale, y: point.y),
+                            style: TextStyle(font: font, color: Color(hex: "#222222")!, halo: Halo(color: .white, width: 2 * scale),
+                                             anchor: PixelPoint(x: 0, y: 0.5)))
+        }
+    }
+}
