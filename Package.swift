@@ -48,7 +48,7 @@ let package = Package(
         // Drawing features into tiles and images.
         .target(name: "Rendering", dependencies: ["TileMath", "Canvas", "Features", "TileSources"]),
         // The command line, as a library so it is testable.
-        .target(name: "TileKitCLI", dependencies: ["TileMath", "Canvas", "TileSources", "MBTiles"]),
+        .target(name: "TileKitCLI", dependencies: ["TileMath", "Canvas", "TileSources", "MBTiles", "Features", "Rendering"]),
         .executableTarget(name: "tilekit", dependencies: ["TileKitCLI"]),
         // Measurements for `make bench` (scripts/bench.py compares them with reference tools).
         .executableTarget(name: "tilekit-bench", dependencies: ["Canvas", "TileMath", "TileSources"], path: "Sources/TileKitBench"),

@@ -1,0 +1,178 @@
+import Foundation
+public import Canvas
+public import TileMath
+public import Features
+public import TileSources
+
+/// Where a snapshot is: MKMapSnapshotter's options, with staticmap's "fit the overlays".
+public enum SnapshotRegion: Hashable, Sendable {
+    /// A centre and a (possibly fractional) zoom.
+    case center(Coordinate, zoom: Double)
+    /// A centre and the span in degrees to show at least.
+    case span(center: Coordinate, longitudeDelta: Double, latitudeDelta: Double)
+    /// A box to show whole (it may cross the antimeridian).
+    case box(BoundingBox)
+    /// Whatever the features cover, with `padding` pixels on every side.
+    case fit(padding: Double)
+}
+
+/// How to take a snapshot.
+public struct SnapshotOptions: Sendable {
+    public var region: SnapshotRegion
+    /// Size in CSS pixels; the image is `width × scale` by `height × scale`.
+    public var width: Int
+    public var height: Int
+    public var scale: Int
+    /// The base map; nil for a plain background.
+    public var base: TileLayer?
+    public var background: Color
+    public var features: [Feature]
+    /// Drawn in the bottom-right corner; nil for none.
+    public var attribution: String?
+    public var maxZoom: Double
+
+    public init(region: SnapshotRegion, width: Int, height: Int, scale: Int = 1, base: TileLayer? = nil,
+                background: Color = Color(hex: "#f2efe9")!, features: [Feature] = [], attribution: String? = nil, maxZoom: Double = 19) {
+        self.region = region
+        self.width = width
+        self.height = height
+        self.scale = scale
+        self.base = base
+        self.background = background
+        self.features = features
+        self.attribution = attribution
+        self.maxZoom = maxZoom
+    }
+}
+
+/// Where everything in a snapshot landed: MKMapSnapshotter.Snapshot's `point(for:)`.
+public struct SnapshotGeometry: Hashable, Sendable {
+    public let center: Coordinate
+    public let zoom: Double
+    public let width: Int
+    public let height: Int
+    public let scale: Int
+    let projection: MapProjection
+
+    /// The box the image shows.
+    public var bounds: BoundingBox { cssProjection.bounds(width: Double(width), height: Double(height)) }
+
+    /// Where a coordinate lands, in CSS pixels from the top-left corner.
+    public func point(for coordinate: Coordinate) -> PixelPoint { cssProjection.point(for: coordinate) }
+    public func coordinate(for point: PixelPoint) -> Coordinate { cssProjection.coordinate(for: point) }
+
+    private var cssProjection: MapProjection {
+        MapProjection(zoom: zoom, tileSize: projection.tileSize, scale: 1,
+                      origin: PixelPoint(x: projection.origin.x / Double(scale), y: projection.origin.y / Double(scale)))
+    }
+}
+
+public struct Snapshot: Sendable {
+    public let image: RGBAImage
+    public let geometry: SnapshotGeometry
+}
+
+public enum SnapshotError: Error, Equatable, Sendable, CustomStringConvertible {
+    case invalidSize(width: Int, height: Int)
+    case nothingToFit
+
+    public var description: String {
+        switch self {
+        case .invalidSize(let w, let h): return "snapshot size \(w)x\(h) is out of range (1-4096 per side)"
+        case .nothingToFit: return "nothing to fit: give a centre and zoom, a box, or features"
+        }
+    }
+}
+
+/// Renders static map images: base tiles, then features, then the attribution.
+public enum Snapshotter {
+    public static func render(_ options: SnapshotOptions) async throws -> Snapshot {
+        guard (1...4096).contains(options.width), (1...4096).contains(options.height), (1...4).contains(options.scale) else {
+            throw SnapshotError.invalidSize(width: options.width, height: options.height)
+        }
+        let (center, zoom) = try view(options)
+        let scale = Double(options.scale)
+        let tileSize = options.base?.tileSize ?? 256
+        let world = MapPoint(center)
+        let worldSize = Double(tileSize) * scale * pow(2, zoom)
+        // Whole pixels: tiles then land 1:1, and every point within half a pixel of where
+        // Web Mercator puts it.
+        let origin = PixelPoint(x: (world.x * worldSize - Double(options.width) * scale / 2).rounded(),
+                                y: (world.y * worldSize - Double(options.height) * scale / 2).rounded())
+        let projection = MapProjection(zoom: zoom, tileSize: tileSize, scale: scale, origin: origin)
+        let canvas = try Canvas(width: options.width * options.scale, height: options.height * options.scale, background: options.background)
+        if let base = options.base { try await drawBase(base, on: canvas, projection: projection) }
+        FeatureRenderer().draw(options.features, on: canvas, projection: projection)
+        if let attribution = options.attribution, !attribution.isEmpty {
+            canvas.drawText(attribution, at: PixelPoint(x: Double(canvas.width) - 4 * scale, y: Double(canvas.height) - 3 * scale),
+                            style: TextStyle(font: Font(size: 10 * scale), color: Color(hex: "#333333")!,
+                                             halo: Halo(color: Color.white.withAlpha(0.8), width: 2 * scale), anchor: PixelPoint(x: 1, y: 1)))
+        }
+        return Snapshot(image: canvas.makeImage(),
+                        geometry: SnapshotGeometry(center: center, zoom: zoom, width: options.width, height: options.height,
+                                                   scale: options.scale, projection: projection))
+    }
+
+    /// The centre and zoom a region asks for.
+    static func view(_ options: SnapshotOptions) throws -> (Coordinate, Double) {
+        let size = PixelSize(width: Double(options.width), height: Double(options.height))
+        switch options.region {
+        case .center(let c, let zoom): return (c, zoom)
+        case .span(let c, let dLon, let dLat):
+            let box = BoundingBox(west: c.longitude - dLon / 2, south: c.latitude - dLat / 2, east: c.longitude + dLon / 2, north: c.latitude + dLat / 2)
+            return (c, Zoom.fitting(box, in: size, maxZoom: options.maxZoom))
+        case .box(let box):
+            return (mercatorCenter(box), Zoom.fitting(box, in: size, maxZoom: options.maxZoom))
+        case .fit(let padding):
+            guard let box = BoundingBox(covering: options.features.compactMap(\.geometry).flatMap(\.coordinates)) else { throw SnapshotError.nothingToFit }
+            // Circles reach their radius beyond their centre.
+            var grown = box
+            for feature in options.features { if let r = feature.radius, let b = feature.geometry?.bounds { grown = union(grown, FeatureTileSource.grow(b, meters: r)) } }
+            // staticmap fits at a whole zoom; so do we, so tiles are drawn 1:1.
+            let zoom = Zoom.fitting(grown, in: size, padding: padding, maxZoom: options.maxZoom).rounded(.down)
+            return (mercatorCenter(grown), zoom)
+        }
+    }
+
+    /// The centre of a box in Mercator (the middle of the picture), not the middle latitude.
+    static func mercatorCenter(_ box: BoundingBox) -> Coordinate {
+        let nw = MapPoint(Coordinate(latitude: box.north, longitude: box.west))
+        let se = MapPoint(Coordinate(latitude: box.south, longitude: box.west + box.longitudeSpan))
+        return MapPoint(x: (nw.x + se.x) / 2, y: (nw.y + se.y) / 2).coordinate.wrapped
+    }
+
+    static func union(_ a: BoundingBox, _ b: BoundingBox) -> BoundingBox {
+        BoundingBox(west: min(a.west, b.west), south: min(a.south, b.south), east: max(a.east, b.east), north: max(a.north, b.north))
+    }
+
+    /// Draws the base tiles under the view at the nearest whole zoom, wrapping columns
+    /// around the antimeridian.
+    static func drawBase(_ base: TileLayer, on canvas: Canvas, projection: MapProjection) async throws {
+        let tileZoom = max(0, min(TileID.maxZoom, Int(projection.zoom.rounded())))
+        let factor = pow(2, projection.zoom - Double(tileZoom))
+        let tilePixels = Double(projection.tileSize) * projection.scale * factor
+        let count = 1 << tileZoom
+        let minX = Int((projection.origin.x / tilePixels).rounded(.down)), maxX = Int(((projection.origin.x + Double(canvas.width)) / tilePixels).rounded(.up)) - 1
+        let minY = max(0, Int((projection.origin.y / tilePixels).rounded(.down))), maxY = min(count - 1, Int(((projection.origin.y + Double(canvas.height)) / tilePixels).rounded(.up)) - 1)
+        guard minY <= maxY else { return }
+        let scale = Int(projection.scale)
+        var placed = [(Int, Int, TileID)]()
+        for x in minX...maxX { for y in minY...maxY { placed.append((x, y, TileID(z: tileZoom, x: ((x % count) + count) % count, y: y))) } }
+        let images = try await withThrowingTaskGroup(of: (Int, RGBAImage?).self) { group in
+            for (index, item) in placed.enumerated() {
+                group.addTask {
+                    if case .image(let image, _, _) = try await base.render(TileRequest(item.2, scale: scale)) { return (index, image) }
+                    return (index, nil)
+                }
+            }
+            var out = [Int: RGBAImage]()
+            for try await (index, image) in group { out[index] = image }
+            return out
+        }
+        for (index, (x, y, _)) in placed.enumerated() {
+            guard let image = images[index] else { continue }
+            canvas.draw(image, x: Double(x) * tilePixels - projection.origin.x, y: Double(y) * tilePixels - projection.origin.y,
+                        width: tilePixels, height: tilePixels, interpolation: factor == 1 ? .nearest : .bilinear)
+        }
+    }
+}
