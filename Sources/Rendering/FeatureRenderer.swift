@@ -66,8 +66,9 @@ public struct FeatureRenderer: Sendable {
         canvas.stroke(path, with: .color(stroke), style: style)
     }
 
-    /// A round marker (simplestyle's marker-size: small 7, medium 10, large 14 px radius)
-    /// with a white rim, and the title to its right with a halo.
+    /// A marker: the built-in icon its `marker-symbol` names, or a plain disc (staticmap's
+    /// marker) when it names none; sized by `marker-size` (small 7, medium 10, large 14 px
+    /// radius), tinted by `marker-color`, with the title to its right in a halo.
     func marker(at point: PixelPoint, feature: Feature, on canvas: Canvas, scale: Double) {
         let radius: Double
         switch feature.style.markerSize ?? .medium {
@@ -75,13 +76,20 @@ public struct FeatureRenderer: Sendable {
         case .medium: radius = 10
         case .large: radius = 14
         }
-        let circle = Path.circle(center: point, radius: radius * scale)
-        canvas.fill(circle, with: .color(feature.style.markerColor ?? defaultMarkerColor))
-        canvas.stroke(circle, with: .color(.white), style: StrokeStyle(width: 2 * scale))
+        let color = feature.style.markerColor ?? defaultMarkerColor
+        var labelAt = PixelPoint(x: point.x + (radius + 4) * scale, y: point.y)
+        if let icon = feature.style.markerSymbol.flatMap(MarkerIcon.init(symbol:)) {
+            icon.draw(on: canvas, at: point, radius: radius * scale, color: color)
+            if icon == .pin { labelAt.y -= 2.4 * radius * scale }  // beside the pin's head
+        } else {
+            let circle = Path.circle(center: point, radius: radius * scale)
+            canvas.fill(circle, with: .color(color))
+            canvas.stroke(circle, with: .color(.white), style: StrokeStyle(width: 2 * scale))
+        }
         if let title = feature.title, !title.isEmpty {
             var font = labelFont
             font.size *= scale
-            canvas.drawText(title, at: PixelPoint(x: point.x + (radius + 4) * scale, y: point.y),
+            canvas.drawText(title, at: labelAt,
                             style: TextStyle(font: font, color: Color(hex: "#222222")!, halo: Halo(color: .white, width: 2 * scale),
                                              anchor: PixelPoint(x: 0, y: 0.5)))
         }
