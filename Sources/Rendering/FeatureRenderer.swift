@@ -15,8 +15,22 @@ public struct FeatureRenderer: Sendable {
     public var defaultFillOpacity = 0.6
     public var defaultMarkerColor = Color(hex: "#7e7e7e")!
     public var labelFont = Font(size: 13, weight: .bold)
+    /// Images of image overlays, by the name the data gives (see `loadImages`).
+    public var images: [String: RGBAImage] = [:]
 
-    public init() {}
+    public init(images: [String: RGBAImage] = [:]) {
+        self.images = images
+    }
+
+    /// Loads every image the features' overlays name, relative to the data file's folder.
+    public static func loadImages(for features: [Feature], relativeTo folder: URL) throws(CanvasError) -> [String: RGBAImage] {
+        var images = [String: RGBAImage]()
+        for name in Set(features.compactMap { $0.imageOverlay?.image }) {
+            let url = name.hasPrefix("/") ? URL(fileURLWithPath: name) : folder.appendingPathComponent(name)
+            images[name] = try RGBAImage(contentsOf: url)
+        }
+        return images
+    }
 
     /// How far beyond a canvas a feature can reach and still draw on it (marker radius plus
     /// a label), in CSS pixels: tiles include features this close so nothing is cut at an edge.
@@ -24,6 +38,9 @@ public struct FeatureRenderer: Sendable {
 
     public func draw(_ features: [Feature], on canvas: Canvas, projection: MapProjection) {
         for feature in features {
+            if let overlay = feature.imageOverlay, let image = images[overlay.image] {
+                ImageOverlayRenderer.draw(image, placement: overlay.placement, opacity: overlay.opacity, on: canvas, projection: projection)
+            }
             guard let geometry = feature.geometry else { continue }
             draw(geometry, of: feature, on: canvas, projection: projection)
         }

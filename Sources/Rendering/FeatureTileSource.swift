@@ -21,7 +21,13 @@ public struct FeatureTileSource: TileSource {
         self.features = features
         self.renderer = renderer
         self.encoding = encoding
-        extents = features.map { $0.geometry?.bounds }
+        extents = features.map { feature in
+            switch feature.imageOverlay?.placement {
+            case .box(let box): return box
+            case .corners(let a, let b, let c, let d): return BoundingBox(covering: [a, b, c, d])
+            case nil: return feature.geometry?.bounds
+            }
+        }
         let all = BoundingBox(covering: features.compactMap { $0.geometry?.coordinates }.flatMap { $0 })
         metadata = TileSetMetadata(name: name, format: encoding.format, bounds: nil, center: all?.center,
                                    minZoom: 0, maxZoom: 22, tileSize: tileSize)

@@ -30,6 +30,8 @@ public struct SnapshotOptions: Sendable {
     /// Drawn in the bottom-right corner; nil for none.
     public var attribution: String?
     public var maxZoom: Double
+    /// Images of the features' image overlays, by name.
+    public var images: [String: RGBAImage] = [:]
 
     public init(region: SnapshotRegion, width: Int, height: Int, scale: Int = 1, base: TileLayer? = nil,
                 background: Color = Color(hex: "#f2efe9")!, features: [Feature] = [], attribution: String? = nil, maxZoom: Double = 19) {
@@ -102,7 +104,7 @@ public enum Snapshotter {
         let projection = MapProjection(zoom: zoom, tileSize: tileSize, scale: scale, origin: origin)
         let canvas = try Canvas(width: options.width * options.scale, height: options.height * options.scale, background: options.background)
         if let base = options.base { try await drawBase(base, on: canvas, projection: projection) }
-        FeatureRenderer().draw(options.features, on: canvas, projection: projection)
+        FeatureRenderer(images: options.images).draw(options.features, on: canvas, projection: projection)
         if let attribution = options.attribution, !attribution.isEmpty {
             canvas.drawText(attribution, at: PixelPoint(x: Double(canvas.width) - 4 * scale, y: Double(canvas.height) - 3 * scale),
                             style: TextStyle(font: Font(size: 10 * scale), color: Color(hex: "#333333")!,
@@ -124,7 +126,13 @@ public enum Snapshotter {
         case .box(let box):
             return (mercatorCenter(box), Zoom.fitting(box, in: size, maxZoom: options.maxZoom))
         case .fit(let padding):
-            guard let box = BoundingBox(covering: options.features.compactMap(\.geometry).flatMap(\.coordinates)) else { throw SnapshotError.nothingToFit }
+            let overlayCorners = options.features.compactMap(\.imageOverlay).flatMap { overlay -> [Coordinate] in
+                switch overlay.placement {
+                case .box(let b): return [b.northWest, b.southEast]
+                case .corners(let a, let b, let c, let d): return [a, b, c, d]
+                }
+            }
+            guard let box = BoundingBox(covering: options.features.compactMap(\.geometry).flatMap(\.coordinates) + overlayCorners) else { throw SnapshotError.nothingToFit }
             // Circles reach their radius beyond their centre.
             var grown = box
             for feature in options.features { if let r = feature.radius, let b = feature.geometry?.bounds { grown = union(grown, FeatureTileSource.grow(b, meters: r)) } }

@@ -45,7 +45,16 @@ enum SnapshotCommand: Command {
         let scale = try Parse.count(arguments.values["scale"] ?? "1", "scale", 1...3)
 
         var features = [Feature]()
-        for file in arguments.all("overlay") { features += try loadOverlay(file) }
+        var images = [String: RGBAImage]()
+        for file in arguments.all("overlay") {
+            let loaded = try loadOverlay(file)
+            do {
+                images.merge(try FeatureRenderer.loadImages(for: loaded, relativeTo: URL(fileURLWithPath: file).deletingLastPathComponent())) { a, _ in a }
+            } catch {
+                throw .data("\(file): image overlay: \(error.description)")
+            }
+            features += loaded
+        }
         var markers = [Feature]()
         for text in arguments.all("marker") { markers.append(try marker(text)) }
         for text in arguments.all("path") { features.append(try path(text)) }
@@ -83,8 +92,10 @@ enum SnapshotCommand: Command {
 
         let snapshot: Snapshot
         do {
-            snapshot = try await Snapshotter.render(SnapshotOptions(region: region, width: size[0], height: size[1], scale: scale, base: base,
-                                                                    features: features, attribution: attribution))
+            var options = SnapshotOptions(region: region, width: size[0], height: size[1], scale: scale, base: base,
+                                          features: features, attribution: attribution)
+            options.images = images
+            snapshot = try await Snapshotter.render(options)
             try AtomicFile.write(try snapshot.image.encoded(.defaults(for: format)), to: output)
         } catch let error as CLIError {
             throw error
