@@ -42,8 +42,24 @@ public struct Style: Hashable, Sendable {
     public var markerSize: MarkerSize?
     /// Alternating on and off lengths in pixels.
     public var dash: [Double]?
+    /// A custom icon image (a file name, relative to the data file), instead of a built-in icon.
+    public var markerImage: String?
+    /// The point of the icon that sits on the coordinate, as fractions of its width and
+    /// height: (0.5, 0.5) the centre (the default), (0.5, 1) the bottom middle (a pin's tip).
+    public var markerAnchor: (x: Double, y: Double)?
 
     public init() {}
+
+    public static func == (a: Style, b: Style) -> Bool {
+        a.stroke == b.stroke && a.strokeWidth == b.strokeWidth && a.strokeOpacity == b.strokeOpacity && a.fill == b.fill
+            && a.fillOpacity == b.fillOpacity && a.markerColor == b.markerColor && a.markerSymbol == b.markerSymbol
+            && a.markerSize == b.markerSize && a.dash == b.dash && a.markerImage == b.markerImage
+            && a.markerAnchor?.x == b.markerAnchor?.x && a.markerAnchor?.y == b.markerAnchor?.y
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(stroke); hasher.combine(fill); hasher.combine(markerColor); hasher.combine(markerSymbol); hasher.combine(markerImage)
+    }
 }
 
 /// An image laid on the map: stretched into a box, or pinned by its corners.

@@ -13,6 +13,8 @@ public import Canvas
 /// | `image` + `image-bbox` | an image stretched into `[west, south, east, north]` |
 /// | `image` + `image-corners` | an image pinned by `[[lon, lat] × 4]`: top-left, top-right, bottom-right, bottom-left |
 /// | `image-opacity` | in [0, 1] |
+/// | `marker-image` | a custom icon file, relative to the GeoJSON file |
+/// | `marker-anchor` | `[x, y]`: the icon's point on the coordinate, fractions of its size (default `[0.5, 0.5]`) |
 ///
 /// Errors name the place as a path: `features[3].geometry.coordinates[0][2]`.
 public enum GeoJSON {
@@ -122,6 +124,14 @@ public enum GeoJSON {
                     lengths.append(n)
                 }
                 feature.style.dash = lengths
+            }
+            feature.style.markerImage = try optionalString(p["marker-image"], at("marker-image"))
+            if let anchor = p["marker-anchor"] {
+                guard case .array(let v) = anchor, v.count == 2, case .number(let x) = v[0], case .number(let y) = v[1],
+                      (0...1).contains(x), (0...1).contains(y) else {
+                    throw fail(at("marker-anchor"), "expected [x, y] fractions of the icon in [0, 1], e.g. [0.5, 1] for the bottom middle")
+                }
+                feature.style.markerAnchor = (x, y)
             }
             feature.title = try optionalString(p["title"], at("title"))
             feature.subtitle = try optionalString(p["description"], at("description"))

@@ -25,7 +25,7 @@ public struct FeatureRenderer: Sendable {
     /// Loads every image the features' overlays name, relative to the data file's folder.
     public static func loadImages(for features: [Feature], relativeTo folder: URL) throws(CanvasError) -> [String: RGBAImage] {
         var images = [String: RGBAImage]()
-        for name in Set(features.compactMap { $0.imageOverlay?.image }) {
+        for name in Set(features.compactMap { $0.imageOverlay?.image } + features.compactMap { $0.style.markerImage }) {
             let url = name.hasPrefix("/") ? URL(fileURLWithPath: name) : folder.appendingPathComponent(name)
             images[name] = try RGBAImage(contentsOf: url)
         }
@@ -95,7 +95,14 @@ public struct FeatureRenderer: Sendable {
         }
         let color = feature.style.markerColor ?? defaultMarkerColor
         var labelAt = PixelPoint(x: point.x + (radius + 4) * scale, y: point.y)
-        if let icon = feature.style.markerSymbol.flatMap(MarkerIcon.init(symbol:)) {
+        if let name = feature.style.markerImage, let image = images[name] {
+            // A custom icon, 2.4 marker radii tall, its anchor on the point.
+            let height = 2.4 * radius * scale, width = height * Double(image.width) / Double(image.height)
+            let anchor = feature.style.markerAnchor ?? (0.5, 0.5)
+            let origin = PixelPoint(x: point.x - anchor.x * width, y: point.y - anchor.y * height)
+            canvas.draw(image, x: origin.x, y: origin.y, width: width, height: height, interpolation: .best)
+            labelAt = PixelPoint(x: origin.x + width + 4 * scale, y: origin.y + height / 2)
+        } else if let icon = feature.style.markerSymbol.flatMap(MarkerIcon.init(symbol:)) {
             icon.draw(on: canvas, at: point, radius: radius * scale, color: color)
             if icon == .pin { labelAt.y -= 2.4 * radius * scale }  // beside the pin's head
         } else {
