@@ -17,6 +17,8 @@ public struct FeatureRenderer: Sendable {
     public var labelFont = Font(size: 13, weight: .bold)
     /// Images of image overlays, by the name the data gives (see `loadImages`).
     public var images: [String: RGBAImage] = [:]
+    /// Custom renderers by the name a feature's `renderer` property gives.
+    public var renderers: [String: any OverlayRenderer] = ["shimmer": ShimmerRenderer(), "gradient": GradientPolylineRenderer()]
 
     public init(images: [String: RGBAImage] = [:]) {
         self.images = images
@@ -40,6 +42,10 @@ public struct FeatureRenderer: Sendable {
         for feature in features {
             if let overlay = feature.imageOverlay, let image = images[overlay.image] {
                 ImageOverlayRenderer.draw(image, placement: overlay.placement, opacity: overlay.opacity, on: canvas, projection: projection)
+            }
+            if let name = feature.renderer, let custom = renderers[name] {
+                custom.draw(feature, on: canvas, projection: projection)
+                continue
             }
             guard let geometry = feature.geometry else { continue }
             draw(geometry, of: feature, on: canvas, projection: projection)

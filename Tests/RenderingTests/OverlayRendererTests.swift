@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+import Canvas
+import TileMath
+import Features
+import TileSources
+@testable import Rendering
+
+@Suite struct OverlayRendererTests {
+    /// The reservoir (a box around it) with the shimmer renderer.
+    let reservoir: Feature = {
+        var f = Feature(geometry: .polygon([[(-73.9660, 40.7830), (-73.9580, 40.7830), (-73.9580, 40.7890), (-73.9660, 40.7890), (-73.9660, 40.7830)]
+            .map { Coordinate(latitude: $0.1, longitude: $0.0) }]))
+        f.renderer = "shimmer"
+        f.style.fill = Color(hex: "#3b6ea5")
+        return f
+    }()
+
+    @Test func shimmerMovesWithItsPhaseAndStaysInside() throws {
+        let tile = TileID(containing: Coordinate(latitude: 40.786, longitude: -73.962), zoom: 16)
+        func render(_ phase: Double) throws -> RGBAImage {
+            var renderer = FeatureRenderer()
+            renderer.renderers["shimmer"] = ShimmerRenderer(phase: phase)
+            let canvas = try Canvas(width: 256, height: 256)
+            renderer.draw([reservoir], on: canvas, projection: MapProjection(tile: tile))
+            return canvas.makeImage()
+        }
+        let a = try render(0), b = try render(0.5)
+        #expect(a != b)  // the band moved
+        let inside = MapProjection(tile: tile).point(for: Coordinate(latitude: 40.786, longitude: -73.962))
+        #expect(a[Int(inside.x), Int(inside.y)].alpha == 255)
+        // Lighter in the band than the plain fill somewhere, and the fill colour elsewhere.
+        let blues = (0..<256).map { a[$0, Int(inside.y)] }.filter { $0.alpha == 255 }
+        #expect(blues.contains { $0.distance(to: Pixel(Color(hex: "#3b6ea5")!)) <= 2 })
+        #expect(blues.contains { Int($0.red) > 0x3b + 40 })
+        let outside = MapProjection(tile: tile).point(for: Coordinate(latitude: 40.7800, longitude: -73.9620))
+        if (0..<256).contains(Int(outside.y)) { #expect(a[Int(outside.x), Int(outside.y)].alpha == 0) }
+    }
+
+    @Test func shimmerTilesJoin() async throws {
+        let source = FeatureTileSource(name: "water", features: [reservoir])
+        let corner = TileID(containing: Coordinate(latitude: 40.789, longitude: -73.966), zoom: 16)
+        let big = try Canvas(width: 512, height: 512)
+        FeatureRenderer().draw([reservoir], on: big, projection: MapProjection(tile: corner))
+        let whole = big.makeImage()
+        var worst = 0
+        for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+            guard let data = try await source.tile(TileRequest(TileID(z: 16, x: corner.x + dx, y: corner.y + dy))).data else { continue }
+            let tile = try RGBAImage(decoding: data.bytes)
+            for y in 0..<256 { for x in 0..<256 { worst = max(worst, tile[x, y].distance(to: whole[dx * 256 + x, dy * 256 + y])) } }
+        }
+        #expect(worst <= 2, "worst \(worst)")
+    }
+
+    @Test func gradientPolylineRunsFromStartToEndColour() throws {
+        var line = Feature(geometry: .lineString([Coordinate(latitude: 0, longitude: -10), Coordinate(latitude: 0, longitude: 10)]))
+        line.renderer = "gradient"
+        line.style.strokeWidth = 8
+        let projection = MapProjection(zoom: 3, origin: PixelPoint(x: 1024 - 128, y: 1024 - 128))
+        let canvas = try Canvas(width: 256, height: 256)
+        FeatureRenderer().draw([line], on: canvas, projection: projection)
+        let image = canvas.makeImage()
+        let start = projection.point(for: Coordinate(latitude: 0, longitude: -9.5)), end = projection.point(for: Coordinate(latitude: 0, longitude: 9.5))
+        #expect(image[Int(start.x), Int(start.y)].distance(to: Pixel(Color(hex: "#2e7d32")!)) < 12)
+        #expect(image[Int(end.x), Int(end.y)].distance(to: Pixel(Color(hex: "#c62828")!)) < 12)
+    }
+}
