@@ -13,6 +13,7 @@ public import Canvas
 /// | `image` + `image-bbox` | an image stretched into `[west, south, east, north]` |
 /// | `image` + `image-corners` | an image pinned by `[[lon, lat] × 4]`: top-left, top-right, bottom-right, bottom-left |
 /// | `image-opacity` | in [0, 1] |
+/// | `geodesic` | `true`: a line follows great circles instead of straight Mercator lines |
 /// | `marker-image` | a custom icon file, relative to the GeoJSON file |
 /// | `marker-anchor` | `[x, y]`: the icon's point on the coordinate, fractions of its size (default `[0.5, 0.5]`) |
 ///

@@ -71,9 +71,9 @@ public struct FeatureRenderer: Sendable {
         case .multiPoint(let cs):
             for c in cs { marker(at: projection.point(for: c), feature: feature, on: canvas, scale: scale) }
         case .lineString(let cs):
-            canvas.stroke(.polyline(cs.map(projection.point(for:))), with: .color(stroke), style: strokeStyle)
+            canvas.stroke(.polyline(path(cs, of: feature).map(projection.point(for:))), with: .color(stroke), style: strokeStyle)
         case .multiLineString(let lines):
-            for line in lines { canvas.stroke(.polyline(line.map(projection.point(for:))), with: .color(stroke), style: strokeStyle) }
+            for line in lines { canvas.stroke(.polyline(path(line, of: feature).map(projection.point(for:))), with: .color(stroke), style: strokeStyle) }
         case .polygon(let rings):
             polygon(rings, fill: fill, stroke: stroke, style: strokeStyle, canvas: canvas, projection: projection)
         case .multiPolygon(let polygons):
@@ -81,6 +81,11 @@ public struct FeatureRenderer: Sendable {
         case .geometryCollection(let parts):
             for part in parts { draw(part, of: feature, on: canvas, projection: projection) }
         }
+    }
+
+    /// A line as drawn: along great circles when the feature says `"geodesic": true`.
+    func path(_ coordinates: [Coordinate], of feature: Feature) -> [Coordinate] {
+        feature.properties["geodesic"] == .bool(true) ? Geodesy.geodesicLine(coordinates) : coordinates
     }
 
     func polygon(_ rings: [[Coordinate]], fill: Color, stroke: Color, style: StrokeStyle, canvas: Canvas, projection: MapProjection) {

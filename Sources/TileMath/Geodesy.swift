@@ -139,6 +139,30 @@ public enum Geodesy {
         return Coordinate(latitude: phi2.degrees, longitude: start.longitude + L.degrees).wrapped
     }
 
+    /// The point a `fraction` of the way from `a` to `b` along the great circle (mean sphere).
+    public static func intermediatePoint(from a: Coordinate, to b: Coordinate, fraction: Double) -> Coordinate {
+        let delta = centralAngle(a, b)
+        guard delta > 1e-12 else { return a }
+        let phi1 = a.latitude.radians, lambda1 = a.longitude.radians, phi2 = b.latitude.radians, lambda2 = b.longitude.radians
+        let p = sin((1 - fraction) * delta) / sin(delta), q = sin(fraction * delta) / sin(delta)
+        let x = p * cos(phi1) * cos(lambda1) + q * cos(phi2) * cos(lambda2)
+        let y = p * cos(phi1) * sin(lambda1) + q * cos(phi2) * sin(lambda2)
+        let z = p * sin(phi1) + q * sin(phi2)
+        return Coordinate(latitude: atan2(z, sqrt(x * x + y * y)).degrees, longitude: atan2(y, x).degrees)
+    }
+
+    /// A line through `points` that follows great circles: each segment longer than
+    /// `maxSegment` meters is divided into pieces no longer than that.
+    public static func geodesicLine(_ points: [Coordinate], maxSegment: Double = 20_000) -> [Coordinate] {
+        guard let first = points.first else { return [] }
+        var out = [first]
+        for (a, b) in zip(points, points.dropFirst()) {
+            let pieces = max(1, Int((haversineDistance(a, b) / maxSegment).rounded(.up)))
+            for i in 1...pieces { out.append(intermediatePoint(from: a, to: b, fraction: Double(i) / Double(pieces))) }
+        }
+        return out
+    }
+
     /// A circle of `radius` meters around `center` as a closed ring of `segments` + 1 points
     /// (first equals last, counter-clockwise as RFC 7946 wants exterior rings), each on the
     /// WGS84 geodesic from the centre, so the circle is round in meters at any latitude.

@@ -65,3 +65,25 @@ import TileSources
         #expect(image[Int(end.x), Int(end.y)].distance(to: Pixel(Color(hex: "#c62828")!)) < 12)
     }
 }
+
+@Suite struct GeodesicLineTests {
+    /// New York to London: the geodesic line bows north of the straight Mercator line.
+    @Test func geodesicLinesBowAlongTheGreatCircle() throws {
+        let nyc = Coordinate(latitude: 40.7128, longitude: -74.0060), london = Coordinate(latitude: 51.5074, longitude: -0.1278)
+        var line = Feature(geometry: .lineString([nyc, london]))
+        line.properties["geodesic"] = .bool(true)
+        line.style.stroke = Color(red: 1, green: 0, blue: 0)
+        line.style.strokeWidth = 3
+        let projection = MapProjection(zoom: 3, origin: PixelPoint(x: 512, y: 512))
+        let canvas = try Canvas(width: 1024, height: 512)
+        FeatureRenderer().draw([line], on: canvas, projection: projection)
+        let image = canvas.makeImage()
+        // At 37°W the great circle is near 52°N; the straight Mercator line would cross near 46.6°N.
+        let column = Int(projection.point(for: Coordinate(latitude: 0, longitude: -37)).x)
+        let inked = (0..<512).filter { image[column, $0].alpha > 128 }
+        let onCircle = projection.point(for: Geodesy.geodesicLine([nyc, london], maxSegment: 1000).min { abs($0.longitude + 37) < abs($1.longitude + 37) }!)
+        let straight = Int(projection.point(for: Coordinate(latitude: 46.6, longitude: -37)).y)
+        #expect(!inked.isEmpty && inked.allSatisfy { abs(Double($0) - onCircle.y) < 3 }, "\(inked) vs \(onCircle.y)")
+        #expect(inked.allSatisfy { $0 < straight - 10 })
+    }
+}

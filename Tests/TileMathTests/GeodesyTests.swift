@@ -126,3 +126,21 @@ import Testing
         #expect(!Polygon(exterior: diamond).contains(Coordinate(latitude: 0, longitude: -2)))
     }
 }
+
+@Suite struct GreatCircleTests {
+    @Test func intermediatePointsFollowTheGreatCircle() {
+        // Along the equator the midpoint is halfway in longitude.
+        let mid = Geodesy.intermediatePoint(from: Coordinate(latitude: 0, longitude: 0), to: Coordinate(latitude: 0, longitude: 90), fraction: 0.5)
+        #expect(abs(mid.latitude) < 1e-9 && abs(mid.longitude - 45) < 1e-9)
+        // New York to London bows north of both ends (the great circle passes ~52°N).
+        let nyc = Coordinate(latitude: 40.7128, longitude: -74.0060), london = Coordinate(latitude: 51.5074, longitude: -0.1278)
+        let halfway = Geodesy.intermediatePoint(from: nyc, to: london, fraction: 0.5)
+        #expect(halfway.latitude > 51.5 && halfway.latitude < 53)
+        // Distances add up along the path, and the ends are exact.
+        let line = Geodesy.geodesicLine([nyc, london], maxSegment: 100_000)
+        #expect(line.first == nyc && abs(line.last!.latitude - london.latitude) < 1e-9 && line.count > 50)
+        let along = zip(line, line.dropFirst()).reduce(0) { $0 + Geodesy.haversineDistance($1.0, $1.1) }
+        #expect(abs(along - Geodesy.haversineDistance(nyc, london)) < 1)
+        #expect(zip(line, line.dropFirst()).allSatisfy { Geodesy.haversineDistance($0.0, $0.1) <= 100_000.001 })
+    }
+}
