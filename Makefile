@@ -41,7 +41,7 @@ bench: deps
 	$(SWIFT) build -c release --product tilekit
 	$(SWIFT) build -c release --product tilekit-bench
 	bash scripts/install-deps.sh nginx-light
-	python3 -c "import PIL, mapproxy, pmtiles" 2>/dev/null || python3 -m pip install -q --disable-pip-version-check pillow mapproxy==7.0.0 pmtiles==3.8.1
+	python3 -c "import PIL, mapproxy, pmtiles, staticmap" 2>/dev/null || python3 -m pip install -q --disable-pip-version-check pillow mapproxy==7.0.0 pmtiles==3.8.1 staticmap==0.5.7
 	python3 scripts/bench.py
 
 clean:

@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "TileKitCLI", dependencies: ["TileMath", "Canvas", "TileSources", "MBTiles", "Features", "Rendering"]),
         .executableTarget(name: "tilekit", dependencies: ["TileKitCLI"]),
         // Measurements for `make bench` (scripts/bench.py compares them with reference tools).
-        .executableTarget(name: "tilekit-bench", dependencies: ["Canvas", "TileMath", "TileSources"], path: "Sources/TileKitBench"),
+        .executableTarget(name: "tilekit-bench", dependencies: ["Canvas", "TileMath", "TileSources", "Features", "Rendering"], path: "Sources/TileKitBench"),
 
         .testTarget(name: "TileMathTests", dependencies: ["TileMath"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas", "TileMath"], exclude: ["Goldens"]),

@@ -11,6 +11,9 @@ Stores and seeding: ~1,650 distinct tiles (z10-16 over Manhattan) served by ngin
 the same concurrency; then both read every tile of the same MBTiles file in random order
 on one core (MapProxy's MBTilesCache), and TileKit's PMTiles reads are set beside the
 `pmtiles` package's reader (MapProxy has no PMTiles cache).
+
+Snapshots: 600x400 images with 100 markers and a 200-point line over tiles from nginx,
+TileKit beside staticmap (PyPI), both in process, both encoding PNG.
 """
 import io
 import json
@@ -173,7 +176,54 @@ coverages:
         print(f"{name:26} {mine:12.0f} {reference:14.0f} {mine / reference:6.2f}  {label}")
 
 
+def snapshots(directory):
+    """600x400 snapshots with 100 markers and a 200-point line over tiles from nginx on
+    127.0.0.1: TileKit (in process) beside staticmap (in process), PNG-encoded each time."""
+    import math
+    from staticmap import CircleMarker, Line, StaticMap
+    os.chmod(directory, 0o755)
+    upstream = f"{directory}/tiles"
+    subprocess.run([f"{RELEASE}/tilekit-bench", "make-tiles", upstream, "--bbox", "-74.02,40.74,-73.92,40.81", "--zoom", "14-14"],
+                   check=True, capture_output=True)
+    port = free_port()
+    with open(f"{directory}/nginx.conf", "w") as f:
+        f.write(f"worker_processes 1; daemon off; error_log {directory}/nginx.log; pid {directory}/nginx.pid;\n"
+                f"events {{ worker_connections 1024; }}\n"
+                f"http {{ include /etc/nginx/mime.types; access_log off; server {{ listen 127.0.0.1:{port}; root {upstream};"
+                f" location / {{ try_files $uri =404; }} }} }}\n")
+    nginx = subprocess.Popen(["nginx", "-p", directory, "-c", f"{directory}/nginx.conf"])
+    count = 20
+    try:
+        time.sleep(0.5)
+        template = f"http://127.0.0.1:{port}/{{z}}/{{x}}/{{y}}.png"
+        ours = json.loads(subprocess.run([f"{RELEASE}/tilekit-bench", "snapshot", template, "--count", str(count)],
+                                         check=True, capture_output=True, text=True).stdout)
+        line = [(-73.99 + 0.05 * i / 199, 40.76 + 0.03 * i / 199 + 0.004 * math.sin(i / 199 * 20)) for i in range(200)]
+        markers = [(-73.995 + (i // 10) * 0.006, 40.755 + (i % 10) * 0.004) for i in range(100)]
+        start = time.perf_counter()
+        size = 0
+        for _ in range(count):
+            m = StaticMap(600, 400, url_template=template)
+            m.add_line(Line(line, "blue", 3))
+            for lon, lat in markers:
+                m.add_marker(CircleMarker((lon, lat), "red", 14))
+            buffer = io.BytesIO()
+            m.render(zoom=14, center=[-73.9675, 40.775]).save(buffer, "PNG")
+            size += buffer.tell()
+        theirs = (time.perf_counter() - start) * 1000 / count
+    finally:
+        nginx.terminate()
+        nginx.wait()
+    print(f"\nSnapshots 600x400, 100 markers, 200-point line, z14 tiles from nginx on 127.0.0.1, PNG, {count} each")
+    print(f"{'':12} {'ms/image':>9} {'bytes':>8}")
+    print(f"{'TileKit':12} {ours['ms_per_image']:9.1f} {ours['mean_bytes']:8d}")
+    print(f"{'staticmap':12} {theirs:9.1f} {size // count:8d}")
+    print(f"{'ratio':12} {theirs / ours['ms_per_image']:8.2f}x TileKit faster")
+
+
 def main():
+    with tempfile.TemporaryDirectory() as directory:
+        snapshots(directory)
     with tempfile.TemporaryDirectory() as directory:
         stores_and_seeding(directory)
     with tempfile.TemporaryDirectory() as directory:

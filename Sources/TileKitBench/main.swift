@@ -6,10 +6,14 @@
 //       writes distinct debug-grid tiles into a z/x/y folder (an upstream for seeding)
 //   tilekit-bench read STORE [--seconds 2]
 //       reads every tile of a store in random order, one after another, on one core
+//   tilekit-bench snapshot TEMPLATE [--count 20]
+//       600x400 PNG snapshots with 100 markers and a 200-point line over tiles from TEMPLATE
 import Foundation
 import Canvas
 import TileMath
 import TileSources
+import Features
+import Rendering
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("tilekit-bench: \(message)\n".utf8))
@@ -36,8 +40,11 @@ case "make-tiles":
 case "read":
     guard arguments.count >= 2 else { fail("usage: tilekit-bench read STORE [--seconds 2]") }
     await read(path: arguments[1], minimum: number("--seconds", 2))
+case "snapshot":
+    guard arguments.count >= 2 else { fail("usage: tilekit-bench snapshot TEMPLATE [--count 20]") }
+    await snapshots(template: arguments[1], count: Int(number("--count", 20)))
 default:
-    fail("usage: tilekit-bench codecs|make-tiles|read ...")
+    fail("usage: tilekit-bench codecs|make-tiles|read|snapshot ...")
 }
 
 func benchCodecs(path: String, tileSize: Int, minimum: Double) {
@@ -111,6 +118,49 @@ func read(path: String, minimum: Double) async {
             }
         } while seconds(clock.now - start) < minimum
         print(#"{"store":"\#(path)","tiles_per_second":\#(Double(count) / seconds(clock.now - start)),"tiles":\#(tiles.count),"bytes":\#(bytes)}"#)
+    } catch {
+        fail("\(error)")
+    }
+}
+
+/// The same deterministic markers and line as scripts/bench.py gives staticmap.
+func benchFeatures() -> [Feature] {
+    var features = [Feature]()
+    var line = [Coordinate]()
+    for i in 0..<200 {
+        let t = Double(i) / 199
+        line.append(Coordinate(latitude: 40.76 + 0.03 * t + 0.004 * sin(t * 20), longitude: -73.99 + 0.05 * t))
+    }
+    var path = Feature(geometry: .lineString(line))
+    path.style.stroke = Color(red: 0, green: 0, blue: 1)
+    path.style.strokeWidth = 3
+    features.append(path)
+    for i in 0..<100 {
+        var marker = Feature(geometry: .point(Coordinate(latitude: 40.755 + Double(i % 10) * 0.004, longitude: -73.995 + Double(i / 10) * 0.006)))
+        marker.style.markerColor = Color(red: 1, green: 0, blue: 0)
+        marker.style.markerSize = .small
+        features.append(marker)
+    }
+    return features
+}
+
+func snapshots(template: String, count: Int) async {
+    do {
+        var options = RemoteOptions(userAgent: "tilekit-bench")
+        options.maxConcurrentPerHost = 4
+        options.requestsPerSecondPerHost = nil
+        let source = try RemoteTileSource(template: URLTemplate(template), metadata: TileSetMetadata(name: "bench"), options: options)
+        let features = benchFeatures()
+        let clock = ContinuousClock()
+        var bytes = 0
+        let start = clock.now
+        for _ in 0..<count {
+            let snapshot = try await Snapshotter.render(SnapshotOptions(region: .center(Coordinate(latitude: 40.775, longitude: -73.9675), zoom: 14),
+                                                                        width: 600, height: 400, base: TileLayer(source: source), features: features))
+            bytes += try snapshot.image.encoded().count
+        }
+        let seconds = seconds(clock.now - start)
+        print(#"{"images":\#(count),"ms_per_image":\#(seconds * 1000 / Double(count)),"mean_bytes":\#(bytes / count)}"#)
     } catch {
         fail("\(error)")
     }
