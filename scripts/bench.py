@@ -52,6 +52,20 @@ def free_port():
         return s.getsockname()[1]
 
 
+def start_nginx(directory, root, missing="=404"):
+    """nginx serving `root` on a free 127.0.0.1 port (what a missing path gets: `missing`).
+    Returns the process, to terminate, and the port."""
+    port = free_port()
+    with open(f"{directory}/nginx.conf", "w") as f:
+        f.write(f"worker_processes 1; daemon off; error_log {directory}/nginx.log; pid {directory}/nginx.pid;\n"
+                f"events {{ worker_connections 1024; }}\n"
+                f"http {{ include /etc/nginx/mime.types; access_log off; server {{ listen 127.0.0.1:{port}; root {root};"
+                f" location / {{ try_files $uri {missing}; }} }} }}\n")
+    process = subprocess.Popen(["nginx", "-p", directory, "-c", f"{directory}/nginx.conf"])
+    time.sleep(0.5)
+    return process, port
+
+
 def timed(command, cwd):
     """Wall seconds, CPU seconds and peak RSS (KB) of a command, as /usr/bin/time reports."""
     out = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", *command], cwd=cwd, capture_output=True, text=True)
@@ -97,17 +111,10 @@ def stores_and_seeding(directory):
     upstream = f"{directory}/upstream"
     tiles = json.loads(subprocess.run([f"{RELEASE}/tilekit-bench", "make-tiles", upstream, "--bbox", bbox, "--zoom", f"{zooms[0]}-{zooms[1]}"],
                                       check=True, capture_output=True, text=True).stdout)["tiles"]
-    port = free_port()
-    with open(f"{directory}/nginx.conf", "w") as f:
-        f.write(f"worker_processes 1; daemon off; error_log {directory}/nginx.log; pid {directory}/nginx.pid;\n"
-                f"events {{ worker_connections 1024; }}\n"
-                # Every path answers with a tile: MapProxy's seeding also asks for tiles past the
-                # box's edges, and a 404 sends it into retries with long waits.
-                f"http {{ include /etc/nginx/mime.types; access_log off; server {{ listen 127.0.0.1:{port}; root {upstream};"
-                f" location / {{ try_files $uri /10/301/384.png; }} }} }}\n")
-    nginx = subprocess.Popen(["nginx", "-p", directory, "-c", f"{directory}/nginx.conf"])
+    # Every path answers with a tile: MapProxy's seeding also asks for tiles past the box's
+    # edges, and a 404 sends it into retries with long waits.
+    nginx, port = start_nginx(directory, upstream, missing="/10/301/384.png")
     try:
-        time.sleep(0.5)
         concurrency = 4
         w, s_, e, n = bbox.split(",")
         with open(f"{directory}/mapproxy.yaml", "w") as f:
@@ -185,16 +192,9 @@ def snapshots(directory):
     upstream = f"{directory}/tiles"
     subprocess.run([f"{RELEASE}/tilekit-bench", "make-tiles", upstream, "--bbox", "-74.02,40.74,-73.92,40.81", "--zoom", "14-14"],
                    check=True, capture_output=True)
-    port = free_port()
-    with open(f"{directory}/nginx.conf", "w") as f:
-        f.write(f"worker_processes 1; daemon off; error_log {directory}/nginx.log; pid {directory}/nginx.pid;\n"
-                f"events {{ worker_connections 1024; }}\n"
-                f"http {{ include /etc/nginx/mime.types; access_log off; server {{ listen 127.0.0.1:{port}; root {upstream};"
-                f" location / {{ try_files $uri =404; }} }} }}\n")
-    nginx = subprocess.Popen(["nginx", "-p", directory, "-c", f"{directory}/nginx.conf"])
+    nginx, port = start_nginx(directory, upstream)
     count = 20
     try:
-        time.sleep(0.5)
         template = f"http://127.0.0.1:{port}/{{z}}/{{x}}/{{y}}.png"
         ours = json.loads(subprocess.run([f"{RELEASE}/tilekit-bench", "snapshot", template, "--count", str(count)],
                                          check=True, capture_output=True, text=True).stdout)
