@@ -36,7 +36,7 @@ let package = Package(
         // Images and drawing over cairo, pango and the codecs.
         .target(name: "Canvas", dependencies: ["TileMath", "CCairo", "CPango", "CPNGCodec", "CTurboJPEG", "CWebP"]),
         // MBTiles 1.3 files over SQLite (the only importer of CSQLite).
-        .target(name: "MBTiles", dependencies: ["TileMath", "CSQLite"]),
+        .target(name: "MBTiles", dependencies: ["TileMath", "CSQLite", "Compression"]),
         // gzip through zlib (the only importer of CZlib).
         .target(name: "Compression", dependencies: ["CZlib"]),
         // PMTiles v3 files: Hilbert ids, directories, leaves, run-length dedup.

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Compression
 public import TileMath
 
 /// An MBTiles 1.3 file: tiles and metadata in SQLite, rows in TMS order (`tile_row`
@@ -40,18 +41,8 @@ public enum MBTiles {
             FROM map JOIN images ON images.tile_id = map.tile_id;
         """
 
-    /// A content id for deduplication: two independent 64-bit hashes and the length, so a
-    /// collision would need both hashes and the size to agree.
-    static func contentID(_ bytes: [UInt8]) -> String {
-        var fnv: UInt64 = 0xcbf2_9ce4_8422_2325
-        var mix: UInt64 = 0x9e37_79b9_7f4a_7c15
-        for byte in bytes {
-            fnv = (fnv ^ UInt64(byte)) &* 0x100_0000_01b3
-            mix = (mix ^ UInt64(byte)) &* 0xff51_afd7_ed55_8ccd
-            mix ^= mix >> 29
-        }
-        return String(fnv, radix: 16) + String(mix, radix: 16) + String(bytes.count, radix: 16)
-    }
+    /// A content id for deduplication (the same digest PMTiles uses).
+    static func contentID(_ bytes: [UInt8]) -> String { ContentDigest(bytes).text }
 }
 
 /// Reads tiles from an MBTiles file: a small pool of read-only connections, so many tasks

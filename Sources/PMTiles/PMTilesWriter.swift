@@ -15,21 +15,8 @@ public final class PMTilesWriter {
     private var scratchLength: UInt64 = 0
     /// Stored contents: offset and length in the scratch file.
     private var contents: [(offset: UInt64, length: UInt32)] = []
-    private var contentIndex: [ContentKey: Int] = [:]
+    private var contentIndex: [ContentDigest: Int] = [:]
     private var tiles: [UInt64: Int] = [:]
-
-    struct ContentKey: Hashable {
-        let hashA: UInt64, hashB: UInt64, length: Int
-        init(_ bytes: [UInt8]) {
-            var a: UInt64 = 0xcbf2_9ce4_8422_2325, b: UInt64 = 0x9e37_79b9_7f4a_7c15
-            for byte in bytes {
-                a = (a ^ UInt64(byte)) &* 0x100_0000_01b3
-                b = (b ^ UInt64(byte)) &* 0xff51_afd7_ed55_8ccd
-                b ^= b >> 29
-            }
-            hashA = a; hashB = b; length = bytes.count
-        }
-    }
 
     public init(path: String, rootLimit: Int = 16384 - PMTilesHeader.size) throws(PMTilesError) {
         self.path = path
@@ -51,7 +38,7 @@ public final class PMTilesWriter {
     public var uniqueContentCount: Int { contents.count }
 
     public func write(_ tile: TileID, bytes: [UInt8]) throws {
-        let key = ContentKey(bytes)
+        let key = ContentDigest(bytes)
         if let existing = contentIndex[key] {
             tiles[tile.pmtilesID] = existing
             return
