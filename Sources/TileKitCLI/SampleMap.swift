@@ -1,6 +1,7 @@
 import Foundation
 import TileMath
 import Canvas
+import TileSources
 
 /// A sample map drawn with TileMath and Canvas alone: the south-east corner of Central Park
 /// on parchment, with the slippy-map tile grid, a goblin's 10 m encounter zone at the zoo,

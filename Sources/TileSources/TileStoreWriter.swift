@@ -36,7 +36,7 @@ public final class FolderTileWriter: TileStoreWriter {
     }
 
     public func write(_ tile: TileID, bytes: [UInt8]) throws {
-        try Self.writeAtomically(bytes, to: url(for: tile))
+        try AtomicFile.write(bytes, to: url(for: tile))
     }
 
     public func contains(_ tile: TileID) throws -> Bool {
@@ -52,24 +52,6 @@ public final class FolderTileWriter: TileStoreWriter {
         if let attribution = metadata.attribution { object["attribution"] = attribution }
         if let description = metadata.description { object["description"] = description }
         let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
-        try Self.writeAtomically(Array(data), to: directory.appendingPathComponent("metadata.json"))
-    }
-
-    /// Temp file in the same directory, then rename: a reader sees the old file or the new one.
-    static func writeAtomically(_ bytes: [UInt8], to url: URL) throws(TileSourceError) {
-        let folder = url.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try Data(bytes).write(to: temporary)
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw .unwritable(path: url.path, reason: (error as NSError).localizedDescription)
-        }
-        guard rename(temporary.path, url.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: temporary)
-            throw .unwritable(path: url.path, reason: reason)
-        }
+        try AtomicFile.write(Array(data), to: directory.appendingPathComponent("metadata.json"))
     }
 }
