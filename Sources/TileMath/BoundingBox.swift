@@ -66,6 +66,15 @@ public struct BoundingBox: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// True when the two boxes share area: boxes that only touch along an edge do not
+    /// overlap (a tile beside a layer's bounds has nothing of it).
+    public func overlaps(_ other: BoundingBox) -> Bool {
+        guard south < other.north, other.south < north else { return false }
+        return splitAtAntimeridian.contains { a in
+            other.splitAtAntimeridian.contains { b in a.west < b.east && b.west < a.east }
+        }
+    }
+
     /// One box, or two when this one crosses the antimeridian (west part first, as mercantile).
     public var splitAtAntimeridian: [BoundingBox] {
         guard crossesAntimeridian else { return [self] }

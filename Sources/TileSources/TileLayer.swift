@@ -69,11 +69,8 @@ public struct TileLayer: Sendable {
     /// True when the layer could have anything for the tile: within its zooms and its bounds.
     /// Tiles that only touch the bounds along an edge are outside.
     public func covers(_ tile: TileID) -> Bool {
-        guard (options.minZoom...options.maxZoom).contains(tile.z) else { return false }
-        guard let bounds else { return true }
-        let t = tile.bounds
-        guard t.south < bounds.north, bounds.south < t.north else { return false }
-        return bounds.splitAtAntimeridian.contains { b in t.west < b.east && b.west < t.east }
+        guard coversZoomOnly(tile) else { return false }
+        return bounds?.overlaps(tile.bounds) ?? true
     }
 
     public func render(_ request: TileRequest) async throws -> Result {

@@ -53,6 +53,12 @@ import Testing
         #expect(!fiji.contains(Coordinate(latitude: -17, longitude: 0)))
         #expect(fiji.intersects(BoundingBox(west: -179, south: -18, east: -170, north: 0)))
         #expect(!fiji.intersects(BoundingBox(west: 0, south: -18, east: 10, north: 0)))
+        // Touching along an edge intersects but does not overlap.
+        let beside = BoundingBox(west: 10, south: 0, east: 20, north: 10)
+        #expect(BoundingBox(west: 0, south: 0, east: 10, north: 10).intersects(beside))
+        #expect(!BoundingBox(west: 0, south: 0, east: 10, north: 10).overlaps(beside))
+        #expect(BoundingBox(west: 0, south: 0, east: 10.5, north: 10).overlaps(beside))
+        #expect(fiji.overlaps(BoundingBox(west: -179, south: -18, east: -170, north: 0)))
         #expect(throws: TileMathError.self) { try BoundingBox(west: 0, south: 10, east: 1, north: 5).validated() }
         #expect(throws: TileMathError.self) { try BoundingBox(west: 0, south: 0, east: 200, north: 5).validated() }
         #expect(try BoundingBox(west: 0, south: 0, east: 1, north: 1).validated().north == 1)
