@@ -13,7 +13,10 @@ on one core (MapProxy's MBTilesCache), and TileKit's PMTiles reads are set besid
 `pmtiles` package's reader (MapProxy has no PMTiles cache).
 
 Snapshots: 600x400 images with 100 markers and a 200-point line over tiles from nginx,
-TileKit beside staticmap (PyPI), both in process, both encoding PNG.
+TileKit beside staticmap and py-staticmaps (PyPI), all in process, all encoding PNG.
+
+Feature layers: ~330 polygons and lines per 256 px tile drawn by TileKit and by Mapnik
+(Debian python3-mapnik) with the same style, with and without PNG encoding.
 """
 import io
 import json
@@ -210,18 +213,83 @@ def snapshots(directory):
             buffer = io.BytesIO()
             m.render(zoom=14, center=[-73.9675, 40.775]).save(buffer, "PNG")
             size += buffer.tell()
-        theirs = (time.perf_counter() - start) * 1000 / count
+        theirs = (time.perf_counter() - start) * 1000 / count, size // count
+        others = py_staticmaps(template, line, markers, count, f"{directory}/py-staticmaps-cache")
     finally:
         nginx.terminate()
         nginx.wait()
     print(f"\nSnapshots 600x400, 100 markers, 200-point line, z14 tiles from nginx on 127.0.0.1, PNG, {count} each")
-    print(f"{'':12} {'ms/image':>9} {'bytes':>8}")
-    print(f"{'TileKit':12} {ours['ms_per_image']:9.1f} {ours['mean_bytes']:8d}")
-    print(f"{'staticmap':12} {theirs:9.1f} {size // count:8d}")
-    print(f"{'ratio':12} {theirs / ours['ms_per_image']:8.2f}x TileKit faster")
+    print(f"{'':14} {'ms/image':>9} {'bytes':>8} {'TileKit faster':>15}")
+    print(f"{'TileKit':14} {ours['ms_per_image']:9.1f} {ours['mean_bytes']:8d}")
+    for name, (ms, mean) in (("staticmap", theirs), ("py-staticmaps", others)):
+        print(f"{name:14} {ms:9.1f} {mean:8d} {ms / ours['ms_per_image']:14.2f}x")
+
+
+def py_staticmaps(template, line, markers, count, cache):
+    """The same picture with py-staticmaps (PyPI), through its Pillow renderer and its own
+    tile cache on disk (filled by a first, untimed render)."""
+    import staticmaps
+    def render():
+        context = staticmaps.Context()
+        context.set_tile_provider(staticmaps.TileProvider("bench", url_pattern=template.replace("{z}", "$z").replace("{x}", "$x").replace("{y}", "$y")))
+        context.set_cache_dir(cache)
+        context.set_center(staticmaps.create_latlng(40.775, -73.9675))
+        context.set_zoom(14)
+        context.add_object(staticmaps.Line([staticmaps.create_latlng(lat, lon) for lon, lat in line], color=staticmaps.BLUE, width=3))
+        for lon, lat in markers:
+            context.add_object(staticmaps.Marker(staticmaps.create_latlng(lat, lon), color=staticmaps.RED, size=7))
+        buffer = io.BytesIO()
+        context.render_pillow(600, 400).save(buffer, "PNG")
+        return buffer.tell()
+    render()
+    start, size = time.perf_counter(), 0
+    for _ in range(count):
+        size += render()
+    return (time.perf_counter() - start) * 1000 / count, size // count
+
+
+def feature_layer_data(path, west, south, east, north, count=2000, seed=7):
+    """`count` polygons (4-9 sides, 25-100 m) and as many 10-point random walks in the box,
+    seeded: the same file every run."""
+    import math
+    rng = random.Random(seed)
+    features = []
+    for _ in range(count):
+        lon, lat = rng.uniform(west, east), rng.uniform(south, north)
+        r, sides = rng.uniform(0.0003, 0.0012), rng.randint(4, 9)
+        ring = [[lon + r * math.cos(2 * math.pi * k / sides), lat + 0.76 * r * math.sin(2 * math.pi * k / sides)] for k in range(sides)]
+        features.append({"type": "Feature", "geometry": {"type": "Polygon", "coordinates": [ring + [ring[0]]]},
+                         "properties": {"fill": "#7fa65a", "fill-opacity": 0.6, "stroke": "#4a3520", "stroke-width": 1.5}})
+        walk = [[rng.uniform(west, east), rng.uniform(south, north)]]
+        for _ in range(9):
+            walk.append([walk[-1][0] + rng.uniform(-0.0008, 0.0008), walk[-1][1] + rng.uniform(-0.0006, 0.0006)])
+        features.append({"type": "Feature", "geometry": {"type": "LineString", "coordinates": walk},
+                         "properties": {"stroke": "#1f5fbf", "stroke-width": 2}})
+    with open(path, "w") as f:
+        json.dump({"type": "FeatureCollection", "features": features}, f)
+
+
+def feature_tiles(directory):
+    """A feature layer's tiles: TileKit's FeatureTileSource beside Mapnik (Debian
+    python3-mapnik, AGG) drawing the same GeoJSON with the same colours and widths."""
+    bbox, zoom = "-73.985,40.765,-73.955,40.785", 15
+    path = f"{directory}/features.geojson"
+    feature_layer_data(path, *map(float, bbox.split(",")))
+    ours = json.loads(subprocess.run([f"{RELEASE}/tilekit-bench", "features", path, "--bbox", bbox, "--zoom", str(zoom), "--seconds", str(SECONDS)],
+                                     check=True, capture_output=True, text=True).stdout)
+    theirs = json.loads(subprocess.run(["/usr/bin/python3", "scripts/bench-mapnik.py", path, bbox, str(zoom), str(SECONDS)],
+                                       check=True, capture_output=True, text=True).stdout)
+    print(f"\nFeature-layer tiles: {ours['features']} polygons and lines over {ours['tiles']} z{zoom} tiles"
+          f" (~{ours['features'] // ours['tiles']} per tile), one core")
+    print(f"{'':10} {'drawn t/s':>10} {'+PNG t/s':>9} {'PNG bytes':>10}")
+    for name, r in (("TileKit", ours), ("Mapnik", theirs)):
+        print(f"{name:10} {r['drawn_per_second']:10.0f} {r['png_per_second']:9.0f} {r['mean_bytes']:10d}")
+    print(f"{'ratio':10} {ours['drawn_per_second'] / theirs['drawn_per_second']:9.2f}x {ours['png_per_second'] / theirs['png_per_second']:8.2f}x TileKit/Mapnik")
 
 
 def main():
+    with tempfile.TemporaryDirectory() as directory:
+        feature_tiles(directory)
     with tempfile.TemporaryDirectory() as directory:
         snapshots(directory)
     with tempfile.TemporaryDirectory() as directory:

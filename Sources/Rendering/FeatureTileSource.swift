@@ -34,19 +34,26 @@ public struct FeatureTileSource: TileSource {
     }
 
     public func tile(_ request: TileRequest) async throws -> TileResult {
+        guard let canvas = try draw(request) else { return .noTile }
+        return .tile(TileData(bytes: try canvas.encoded(encoding), format: encoding.format))
+    }
+
+    /// The tile drawn but not encoded; nil when no feature reaches it.
+    public func draw(_ request: TileRequest) throws(CanvasError) -> Canvas? {
         let projection = MapProjection(tile: request.tile, tileSize: metadata.tileSize, scale: Double(request.scale))
         let size = Double(metadata.tileSize * request.scale)
         let reach = projection.bounds(width: size, height: size, margin: FeatureRenderer.reach * Double(request.scale))
-        let nearby = zip(features, extents).filter { feature, extent in
-            guard let extent else { return false }
+        // Indices first: copying 4,000 features per tile to filter them cost 10% of a tile.
+        let nearby = features.indices.filter { i in
+            guard let extent = extents[i] else { return false }
             // A circle reaches its radius beyond its centre.
-            let grown = feature.radius.map { Self.grow(extent, meters: $0) } ?? extent
+            let grown = features[i].radius.map { Self.grow(extent, meters: $0) } ?? extent
             return grown.intersects(reach)
-        }.map(\.0)
-        guard !nearby.isEmpty else { return .noTile }
+        }.map { features[$0] }
+        guard !nearby.isEmpty else { return nil }
         let canvas = try Canvas(width: Int(size), height: Int(size))
         renderer.draw(nearby, on: canvas, projection: projection)
-        return .tile(TileData(bytes: try canvas.encoded(encoding), format: encoding.format))
+        return canvas
     }
 
     static func grow(_ box: BoundingBox, meters: Double) -> BoundingBox {

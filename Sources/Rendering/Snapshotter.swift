@@ -69,9 +69,22 @@ public struct SnapshotGeometry: Hashable, Sendable {
     }
 }
 
+/// A marker as it landed in a snapshot, with what a callout shows (MKAnnotation's title and
+/// subtitle), so a caller can put clickable callouts over the image.
+public struct PlacedMarker: Hashable, Sendable {
+    public let coordinate: Coordinate
+    /// CSS pixels from the image's top-left corner.
+    public let point: PixelPoint
+    public let title: String?
+    public let subtitle: String?
+    public let symbol: String?
+}
+
 public struct Snapshot: Sendable {
     public let image: RGBAImage
     public let geometry: SnapshotGeometry
+    /// Every marker drawn (points without a radius, each point of a multi-point), in drawing order.
+    public let markers: [PlacedMarker]
 }
 
 public enum SnapshotError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -110,9 +123,24 @@ public enum Snapshotter {
                             style: TextStyle(font: Font(size: 10 * scale), color: Color(hex: "#333333")!,
                                              halo: Halo(color: Color.white.withAlpha(0.8), width: 2 * scale), anchor: PixelPoint(x: 1, y: 1)))
         }
-        return Snapshot(image: canvas.makeImage(),
-                        geometry: SnapshotGeometry(center: center, zoom: zoom, width: options.width, height: options.height,
-                                                   scale: options.scale, projection: projection))
+        let geometry = SnapshotGeometry(center: center, zoom: zoom, width: options.width, height: options.height,
+                                        scale: options.scale, projection: projection)
+        return Snapshot(image: canvas.makeImage(), geometry: geometry, markers: placedMarkers(options.features, geometry: geometry))
+    }
+
+    /// The markers among the features (the points FeatureRenderer draws as markers) and where they landed.
+    static func placedMarkers(_ features: [Feature], geometry: SnapshotGeometry) -> [PlacedMarker] {
+        features.flatMap { feature -> [PlacedMarker] in
+            guard feature.radius == nil, feature.renderer == nil else { return [] }
+            let points: [Coordinate]
+            switch feature.geometry {
+            case .point(let c): points = [c]
+            case .multiPoint(let cs): points = cs
+            default: return []
+            }
+            return points.map { PlacedMarker(coordinate: $0, point: geometry.point(for: $0), title: feature.title,
+                                             subtitle: feature.subtitle, symbol: feature.style.markerSymbol) }
+        }
     }
 
     /// The centre and zoom a region asks for.

@@ -8,6 +8,8 @@
 //       reads every tile of a store in random order, one after another, on one core
 //   tilekit-bench snapshot TEMPLATE [--count 20]
 //       600x400 PNG snapshots with 100 markers and a 200-point line over tiles from TEMPLATE
+//   tilekit-bench features GEOJSON --bbox W,S,E,N --zoom Z [--seconds 2]
+//       renders the feature layer's tiles over the box on one core, with and without PNG encoding
 import Foundation
 import Canvas
 import TileMath
@@ -42,8 +44,13 @@ case "read":
 case "snapshot":
     guard arguments.count >= 2 else { fail("usage: tilekit-bench snapshot TEMPLATE [--count 20]") }
     await snapshots(template: arguments[1], count: Int(number("--count", 20)))
+case "features":
+    guard arguments.count >= 2, let bbox = option("--bbox"), let zoom = option("--zoom").flatMap(Int.init) else {
+        fail("usage: tilekit-bench features GEOJSON --bbox W,S,E,N --zoom Z [--seconds 2]")
+    }
+    await featureTiles(path: arguments[1], bbox: bbox, zoom: zoom, minimum: number("--seconds", 2))
 default:
-    fail("usage: tilekit-bench codecs|make-tiles|read|snapshot ...")
+    fail("usage: tilekit-bench codecs|make-tiles|read|snapshot|features ...")
 }
 
 func benchCodecs(path: String, tileSize: Int, minimum: Double) {
@@ -160,6 +167,32 @@ func snapshots(template: String, count: Int) async {
         }
         let elapsed = (clock.now - start).seconds
         print(#"{"images":\#(count),"ms_per_image":\#(elapsed * 1000 / Double(count)),"mean_bytes":\#(bytes / count)}"#)
+    } catch {
+        fail("\(error)")
+    }
+}
+
+/// Feature-layer tiles, as a tile server renders them: every tile of the box at one zoom,
+/// once only drawn and once drawn and PNG-encoded (level 2, no filter: TileKit's default).
+func featureTiles(path: String, bbox: String, zoom: Int, minimum: Double) async {
+    do {
+        let features = try GeoJSON.load(URL(fileURLWithPath: path))
+        let box = bbox.split(separator: ",").compactMap { Double($0) }
+        guard box.count == 4 else { fail("bbox \(bbox) is not W,S,E,N") }
+        let tiles = TileRange.covering(BoundingBox(west: box[0], south: box[1], east: box[2], north: box[3]), zoom: zoom).flatMap { Array($0) }
+        let source = FeatureTileSource(name: "bench", features: features)
+        let clock = ContinuousClock()
+        func rate(_ body: (TileID) async throws -> Int) async throws -> (Double, Int) {
+            var count = 0, bytes = 0
+            let start = clock.now
+            repeat {
+                for tile in tiles { bytes += try await body(tile); count += 1 }
+            } while (clock.now - start).seconds < minimum
+            return (Double(count) / (clock.now - start).seconds, bytes / count)
+        }
+        let (drawn, _) = try await rate { tile in try source.draw(TileRequest(tile)) == nil ? 0 : 1 }
+        let (encoded, meanBytes) = try await rate { tile in try await source.tile(TileRequest(tile)).data?.bytes.count ?? 0 }
+        print(#"{"tiles":\#(tiles.count),"features":\#(features.count),"drawn_per_second":\#(drawn),"png_per_second":\#(encoded),"mean_bytes":\#(meanBytes)}"#)
     } catch {
         fail("\(error)")
     }

@@ -30,7 +30,8 @@ enum SnapshotCommand: Command {
       --padding PX          space around fitted overlays (default: 20)
       --attribution TEXT    drawn bottom-right (default: the base's attribution; "none" for none)
       -o, --output OUT      the image; its extension picks the format
-      --geometry OUT.json   also write where it is: center, zoom, scale, size, bbox, and each marker's pixel
+      --geometry OUT.json   also write where it is: center, zoom, scale, size, bbox, and every marker's pixel,
+                        title and subtitle (from --marker and the overlays)
       --user-agent UA       for a URL template base
     """
 
@@ -107,10 +108,13 @@ enum SnapshotCommand: Command {
         if let geometryPath = arguments.values["geometry"] {
             let g = snapshot.geometry
             let box = g.bounds
-            let placed = markers.compactMap { marker -> String? in
-                guard case .point(let c) = marker.geometry else { return nil }
-                let p = g.point(for: c)
-                return JSON.object([("lon", JSON.number(c.longitude)), ("lat", JSON.number(c.latitude)), ("x", JSON.number(p.x)), ("y", JSON.number(p.y))])
+            let placed = snapshot.markers.map { marker -> String in
+                var fields = [("lon", JSON.number(marker.coordinate.longitude)), ("lat", JSON.number(marker.coordinate.latitude)),
+                              ("x", JSON.number(marker.point.x)), ("y", JSON.number(marker.point.y))]
+                if let title = marker.title { fields.append(("title", JSON.string(title))) }
+                if let subtitle = marker.subtitle { fields.append(("subtitle", JSON.string(subtitle))) }
+                if let symbol = marker.symbol { fields.append(("symbol", JSON.string(symbol))) }
+                return JSON.object(fields)
             }
             let json = JSON.object([
                 ("center", "[\(JSON.number(g.center.longitude)),\(JSON.number(g.center.latitude))]"), ("zoom", JSON.number(g.zoom)),

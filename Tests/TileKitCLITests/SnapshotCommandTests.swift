@@ -10,14 +10,21 @@ import Canvas
         defer { try? FileManager.default.removeItem(at: directory) }
         let overlay = directory.appendingPathComponent("park.geojson")
         try Data(##"{"type":"Feature","geometry":{"type":"Polygon","coordinates":[[[-73.9730,40.7644],[-73.9819,40.7681],[-73.9582,40.8006],[-73.9493,40.7969],[-73.9730,40.7644]]]},"properties":{"fill":"#7fa65a"}}"##.utf8).write(to: overlay)
+        let pois = directory.appendingPathComponent("pois.geojson")
+        try Data(##"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[-73.9712,40.7644]},"properties":{"title":"The \"Plaza\" store","description":"Fifth Avenue","marker-symbol":"store"}},{"type":"Feature","geometry":{"type":"Point","coordinates":[-73.9665,40.7829]},"properties":{"radius":120}}]}"##.utf8).write(to: pois)
         let out = directory.appendingPathComponent("park.png").path, json = directory.appendingPathComponent("park.json").path
-        let run = await CLIRun(["snapshot", "--overlay", overlay.path, "--marker", "-73.971870,40.767769,#b3261e", "--path", "enc:_{xwFb|nbMoFoFaJm@,5,#1f5fbf",
+        let run = await CLIRun(["snapshot", "--overlay", overlay.path, "--marker", "-73.971870,40.767769,#b3261e", "--path", "enc:_{xwFb|nbMoFoFaJm@,5,#1f5fbf", "--overlay", pois.path,
                                 "--size", "320x240", "--scale", "2", "-o", out, "--geometry", json])
         #expect(run.exitCode == 0 && run.output == [out], "\(run.error)")
         let image = try RGBAImage(contentsOf: URL(fileURLWithPath: out))
         #expect(image.width == 640 && image.height == 480)
         let geometry = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as! [String: Any]
-        let marker = (geometry["markers"] as! [[String: Double]])[0]
+        let markers = geometry["markers"] as! [[String: Any]]
+        // Overlay markers (with their callout text) first, then --marker ones; the circle is no marker.
+        #expect(markers.count == 2)
+        #expect(markers[0]["title"] as? String == #"The "Plaza" store"# && markers[0]["subtitle"] as? String == "Fifth Avenue"
+                && markers[0]["symbol"] as? String == "store")
+        let marker = markers[1] as! [String: Double]
         #expect(geometry["scale"] as? Int == 2 && geometry["width"] as? Int == 320 && (geometry["bbox"] as! [Double]).count == 4)
         let pixel = image[Int(marker["x"]! * 2), Int(marker["y"]! * 2)]
         #expect(pixel.distance(to: Pixel(Color(hex: "#b3261e")!)) < 10)
@@ -32,6 +39,14 @@ import Canvas
         let out = directory.appendingPathComponent("x.png").path
         let bad = await CLIRun(["snapshot", "--overlay", broken.path, "-o", out])
         #expect(bad.exitCode == 65 && bad.error.contains("broken.geojson: geometry.coordinates: latitude 95"), "\(bad.error)")
+        // Each format names its file and the place: XML formats by line and column.
+        let kml = directory.appendingPathComponent("park.kml"), plist = directory.appendingPathComponent("Attractions.plist")
+        try Data("<kml>\n<Placemark><Point><coordinates>1,95</coordinates></Point></Placemark></kml>".utf8).write(to: kml)
+        try Data("<plist version=\"1.0\"><array>\n<string>{34.4,north}</string></array></plist>".utf8).write(to: plist)
+        for (file, place) in [(kml, "park.kml: line 2"), (plist, "Attractions.plist: line 2")] {
+            let run = await CLIRun(["snapshot", "--overlay", file.path, "-o", out])
+            #expect(run.exitCode == 65 && run.error.contains(place), "\(run.error)")
+        }
         #expect(await CLIRun(["snapshot", "-o", out]).exitCode == 64)
         #expect(await CLIRun(["snapshot", "--center", "0,0", "-o", out]).error.contains("--center needs --zoom or --span"))
         #expect(await CLIRun(["snapshot", "--center", "0,0", "--zoom", "3", "--size", "5000x10", "-o", out]).exitCode == 64)
