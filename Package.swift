@@ -48,7 +48,15 @@ let package = Package(
         // Drawing features into tiles and images.
         .target(name: "Rendering", dependencies: ["TileMath", "Canvas", "Features", "TileSources"]),
         // The command line, as a library so it is testable.
-        .target(name: "TileKitCLI", dependencies: ["TileMath", "Canvas", "TileSources", "MBTiles", "Features", "Rendering"]),
+        // map.json: reading, checking, and opening a map's layers.
+        .target(name: "MapProjects", dependencies: ["TileMath", "Canvas", "TileSources", "Features", "Rendering"]),
+        // HTTP/1.1 on libmicrohttpd (its only importer).
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShim"]),
+        // The tile server: routes, TileJSON, static images, metrics, the Leaflet viewer.
+        .target(name: "TileServer", dependencies: ["TileMath", "Canvas", "TileSources", "Features", "Rendering", "Compression",
+                                                   "MapProjects", "HTTPServer"]),
+        .target(name: "TileKitCLI", dependencies: ["TileMath", "Canvas", "TileSources", "MBTiles", "Features", "Rendering",
+                                                   "MapProjects", "TileServer", "HTTPServer"]),
         .executableTarget(name: "tilekit", dependencies: ["TileKitCLI"]),
         // Measurements for `make bench` (scripts/bench.py compares them with reference tools).
         .executableTarget(name: "tilekit-bench", dependencies: ["Canvas", "TileMath", "TileSources", "Features", "Rendering"], path: "Sources/TileKitBench"),
@@ -61,6 +69,7 @@ let package = Package(
         .testTarget(name: "FeaturesTests", dependencies: ["Features", "TileMath", "Canvas"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Features", "TileSources", "TileMath", "Canvas"], exclude: ["Goldens"]),
         .testTarget(name: "TileKitCLITests", dependencies: ["TileKitCLI", "TileMath", "TileSources", "MBTiles", "TestSupport"]),
+        .testTarget(name: "TileServerTests", dependencies: ["TileServer", "MapProjects", "HTTPServer", "TileSources", "TileMath", "Canvas"]),
         .testTarget(name: "CLibrariesTests", dependencies: ["CSQLite", "CMicroHTTPDShim", "CMicroHTTPD"]),
     ],
     swiftLanguageModes: [.v6]

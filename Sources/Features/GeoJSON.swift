@@ -24,13 +24,7 @@ public enum GeoJSON {
     }
 
     public static func parse(_ data: Data, file: String = "<data>") throws(FeatureError) -> [Feature] {
-        let root: JSONValue
-        do {
-            root = try JSONDecoder().decode(JSONValue.self, from: data)
-        } catch {
-            throw syntaxError(data, file: file)
-        }
-        return try Reader(file: file).document(root)
+        try Reader(file: file).document(try JSONValue.parse(data, file: file))
     }
 
     /// Where a document stops being JSON, as line and column (JSONSerialization tells the

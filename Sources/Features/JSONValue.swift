@@ -1,7 +1,7 @@
 import Foundation
 
 /// A parsed JSON document, kept as values so loaders can walk it with paths for errors.
-enum JSONValue: Decodable, Hashable {
+public enum JSONValue: Decodable, Hashable, Sendable {
     case object([String: JSONValue])
     case array([JSONValue])
     case string(String)
@@ -9,7 +9,7 @@ enum JSONValue: Decodable, Hashable {
     case bool(Bool)
     case null
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() { self = .null }
         else if let b = try? container.decode(Bool.self) { self = .bool(b) }
@@ -19,7 +19,8 @@ enum JSONValue: Decodable, Hashable {
         else { self = .object(try container.decode([String: JSONValue].self)) }
     }
 
-    var kind: String {
+    /// "an object", "a string"...: for messages.
+    public var kind: String {
         switch self {
         case .object: return "an object"
         case .array: return "an array"
@@ -30,7 +31,16 @@ enum JSONValue: Decodable, Hashable {
         }
     }
 
-    var propertyValue: PropertyValue {
+    /// Parses a document; a syntax error names the line and column.
+    public static func parse(_ data: Data, file: String) throws(FeatureError) -> JSONValue {
+        do {
+            return try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch {
+            throw GeoJSON.syntaxError(data, file: file)
+        }
+    }
+
+    public var propertyValue: PropertyValue {
         switch self {
         case .object(let o): return .object(o.mapValues(\.propertyValue))
         case .array(let a): return .array(a.map(\.propertyValue))

@@ -85,6 +85,23 @@ public struct Snapshot: Sendable {
     public let geometry: SnapshotGeometry
     /// Every marker drawn (points without a radius, each point of a multi-point), in drawing order.
     public let markers: [PlacedMarker]
+
+    /// Where it is, as JSON: centre, zoom, scale, size, bbox, and every marker's pixel
+    /// (CSS pixels) with its title and subtitle.
+    public var geometryJSON: Data {
+        let g = geometry, box = g.bounds
+        let markers = self.markers.map { m -> [String: Any] in
+            var o: [String: Any] = ["lon": m.coordinate.longitude, "lat": m.coordinate.latitude, "x": m.point.x, "y": m.point.y]
+            if let t = m.title { o["title"] = t }
+            if let s = m.subtitle { o["subtitle"] = s }
+            if let s = m.symbol { o["symbol"] = s }
+            return o
+        }
+        let object: [String: Any] = ["center": [g.center.longitude, g.center.latitude], "zoom": g.zoom, "scale": g.scale,
+                                     "width": g.width, "height": g.height, "bbox": [box.west, box.south, box.east, box.north],
+                                     "markers": markers]
+        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+    }
 }
 
 public enum SnapshotError: Error, Equatable, Sendable, CustomStringConvertible {

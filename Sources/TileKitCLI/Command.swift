@@ -78,21 +78,4 @@ enum JSON {
 
     /// A finite number as the shortest text that reads back exactly (JSON has no NaN).
     static func number(_ value: Double) -> String { value.description }
-
-    /// A string literal with RFC 8259's escapes (quote, backslash, control characters).
-    static func string(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
 }

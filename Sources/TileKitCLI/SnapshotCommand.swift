@@ -23,7 +23,7 @@ enum SnapshotCommand: Command {
     Options:
       --size WxH            image size in CSS pixels, each 1-4096 (default: 600x400)
       --scale N             pixel density 1-3 (default: 1)
-      --base SOURCE         a folder, .mbtiles, .pmtiles or URL template; none: a plain background
+      --base SOURCE         a folder, .mbtiles, .pmtiles, URL template or map.json; none: a plain background
       --overlay FILE        GeoJSON (.geojson, .json), GPX (.gpx), KML (.kml) or plist (.plist); repeatable
       --marker M            LON,LAT with an optional colour (#rrggbb) and symbol; repeatable
       --path P              enc:POLYLINE (Google, precision 5) with optional width and colour; repeatable
@@ -83,7 +83,10 @@ enum SnapshotCommand: Command {
         }
 
         var base: TileLayer?
-        if let baseText = arguments.values["base"] {
+        if let baseText = arguments.values["base"], baseText.lowercased().hasSuffix(".json") {
+            // A map project: its composed map (every visible layer) is the base.
+            base = try MapInputs.open(try MapInputs.projects([baseText])[0]).composedLayer
+        } else if let baseText = arguments.values["base"] {
             var seedArguments = arguments
             seedArguments.values["concurrency"] = seedArguments.values["concurrency"] ?? "4"
             base = TileLayer(source: try SeedCommand.makeSource(baseText, arguments: seedArguments))
@@ -106,23 +109,7 @@ enum SnapshotCommand: Command {
             throw .failure("\(error)")
         }
         if let geometryPath = arguments.values["geometry"] {
-            let g = snapshot.geometry
-            let box = g.bounds
-            let placed = snapshot.markers.map { marker -> String in
-                var fields = [("lon", JSON.number(marker.coordinate.longitude)), ("lat", JSON.number(marker.coordinate.latitude)),
-                              ("x", JSON.number(marker.point.x)), ("y", JSON.number(marker.point.y))]
-                if let title = marker.title { fields.append(("title", JSON.string(title))) }
-                if let subtitle = marker.subtitle { fields.append(("subtitle", JSON.string(subtitle))) }
-                if let symbol = marker.symbol { fields.append(("symbol", JSON.string(symbol))) }
-                return JSON.object(fields)
-            }
-            let json = JSON.object([
-                ("center", "[\(JSON.number(g.center.longitude)),\(JSON.number(g.center.latitude))]"), ("zoom", JSON.number(g.zoom)),
-                ("scale", "\(g.scale)"), ("width", "\(g.width)"), ("height", "\(g.height)"),
-                ("bbox", "[\(JSON.number(box.west)),\(JSON.number(box.south)),\(JSON.number(box.east)),\(JSON.number(box.north))]"),
-                ("markers", "[" + placed.joined(separator: ",") + "]"),
-            ])
-            try AtomicFile.write(Array((json + "\n").utf8), to: geometryPath)
+            try AtomicFile.write(Array(snapshot.geometryJSON) + [10], to: geometryPath)
         }
         io.write(output)
     }
@@ -130,60 +117,22 @@ enum SnapshotCommand: Command {
     static func loadOverlay(_ file: String) throws(CLIError) -> [Feature] {
         let url = URL(fileURLWithPath: file)
         guard FileManager.default.fileExists(atPath: file) else { throw .io("\(file): no such file") }
+        guard FeatureFiles.extensions.contains(url.pathExtension.lowercased()) else {
+            throw .usage("overlay \"\(file)\": not .geojson, .json, .gpx, .kml or .plist")
+        }
         do {
-            switch url.pathExtension.lowercased() {
-            case "geojson", "json": return try GeoJSON.load(url)
-            case "gpx": return try GPX.load(url)
-            case "kml": return try KML.load(url)
-            case "plist": return try PropertyList.load(url)
-            default: throw CLIError.usage("overlay \"\(file)\": not .geojson, .json, .gpx, .kml or .plist")
-            }
-        } catch let error as CLIError {
-            throw error
-        } catch let error as FeatureError {
-            throw .data(error.description)
+            return try FeatureFiles.load(file)
         } catch {
-            throw .data("\(file): \(error)")
+            throw .data(error.description)
         }
     }
 
-    /// `LON,LAT[,#color][,symbol]`.
     static func marker(_ text: String) throws(CLIError) -> Feature {
-        let parts = text.split(separator: ",").map(String.init)
-        guard parts.count >= 2 else { throw .usage("marker \"\(text)\" is not LON,LAT[,COLOR][,SYMBOL]") }
-        var feature = Feature(geometry: .point(try Parse.coordinate(parts[0] + "," + parts[1])))
-        for extra in parts.dropFirst(2) {
-            if let color = Color(hex: extra) {  // #rrggbb or a CSS name; anything else is a symbol
-                feature.style.markerColor = color
-            } else {
-                feature.style.markerSymbol = extra
-            }
-        }
-        return feature
+        do { return try QuickOverlays.marker(text) } catch { throw .usage(error.description) }
     }
 
-    /// `enc:POLYLINE[,width][,color]`.
     static func path(_ text: String) throws(CLIError) -> Feature {
-        guard text.hasPrefix("enc:") else { throw .usage("path \"\(text)\" must start with enc: (a Google encoded polyline)") }
-        // The polyline alphabet includes ',', so options follow the last commas only when they parse.
-        var body = String(text.dropFirst(4))
-        var style = Style()
-        for _ in 0..<2 {
-            guard let comma = body.lastIndex(of: ",") else { break }
-            let tail = String(body[body.index(after: comma)...])
-            if let width = Double(tail), style.strokeWidth == nil { style.strokeWidth = width }
-            else if tail.hasPrefix("#"), let color = Color(hex: tail) { style.stroke = color }
-            else { break }
-            body = String(body[..<comma])
-        }
-        let points: [Coordinate]
-        do { points = try EncodedPolyline.decode(body) } catch { throw .usage("path: \(error.description)") }
-        guard points.count >= 2 else { throw .usage("path \"\(text)\" has fewer than 2 points") }
-        var feature = Feature(geometry: .lineString(points))
-        feature.style = style
-        feature.style.strokeWidth = style.strokeWidth ?? 4
-        feature.style.stroke = style.stroke ?? Color(hex: "#1f5fbf")
-        return feature
+        do { return try QuickOverlays.path(text) } catch { throw .usage(error.description) }
     }
 }
 

@@ -30,7 +30,7 @@ public final class CachedTileSource: TileSource {
     public let cachePath: String
     /// One cache file per pixel density, opened on first use.
     private let caches: Mutex<[Int: TileCacheStore]>
-    private let inFlight = InFlight()
+    private let inFlight = InFlight<TileRequest, TileResult>()
     private let stores = StoreCounter()
 
     public var metadata: TileSetMetadata { upstream.metadata }
@@ -128,14 +128,18 @@ public final class CachedTileSource: TileSource {
 }
 
 /// Concurrent requests for the same tile share one load.
-actor InFlight {
-    private var tasks: [TileRequest: Task<TileResult, Error>] = [:]
+/// One load for many concurrent askers of the same key: the first starts it, the others
+/// wait for its result.
+public actor InFlight<Key: Hashable & Sendable, Value: Sendable> {
+    private var tasks: [Key: Task<Value, Error>] = [:]
 
-    func run(_ request: TileRequest, _ load: @escaping @Sendable () async throws -> TileResult) async throws -> TileResult {
-        if let task = tasks[request] { return try await task.value }
+    public init() {}
+
+    public func run(_ key: Key, _ load: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        if let task = tasks[key] { return try await task.value }
         let task = Task { try await load() }
-        tasks[request] = task
-        defer { tasks[request] = nil }
+        tasks[key] = task
+        defer { tasks[key] = nil }
         return try await task.value
     }
 }

@@ -9,7 +9,8 @@
 
 /// Starts a daemon bound to `ipv4_address` (dotted quad; NULL for every interface)
 /// and `port` (0 lets the OS pick), with an internal thread pool of `threads`
-/// threads using epoll, calling `handler` with `context`. Returns NULL on failure.
+/// threads using epoll, calling `handler` with `context`. URLs and query arguments reach
+/// the handler still percent-encoded. Returns NULL on failure.
 struct MHD_Daemon *tk_mhd_start(const char *ipv4_address, uint16_t port, unsigned int threads,
                                 MHD_AccessHandlerCallback handler, void *context,
                                 MHD_RequestCompletedCallback completed, void *completed_context);

@@ -1,0 +1,100 @@
+import Foundation
+public import Canvas
+public import TileMath
+public import TileSources
+
+/// One map as `map.json` describes it: where it is, how far one may zoom and pan (MapKit's
+/// camera zoom range and boundary), and its layers bottom to top. Paths in the file are
+/// relative to the file's folder; `MapProjectReader` resolves them.
+public struct MapProject: Sendable {
+    /// The map's name in URLs (`/maps/{name}/`): the file's name when the file gives none.
+    public var name: String
+    public var title: String
+    public var attribution: String?
+    public var center: Coordinate?
+    public var zoom: Int?
+    public var minZoom: Int = 0
+    public var maxZoom: Int = 22
+    /// The camera boundary: the viewer cannot pan out of it, and no tile outside is served.
+    public var bounds: BoundingBox?
+    /// The HTTP status for "no tile here": 404 (the default) or 204 (Leaflet shows nothing either way).
+    public var missingTileStatus: Int = 404
+    /// `Access-Control-Allow-Origin`; nil sends none.
+    public var cors: String? = "*"
+    public var layers: [LayerSpec]
+    /// The folder relative paths start from.
+    public var folder: URL
+
+    public init(name: String, title: String? = nil, layers: [LayerSpec], folder: URL) {
+        self.name = name
+        self.title = title ?? name
+        self.layers = layers
+        self.folder = folder
+    }
+}
+
+/// One layer of a map: where its tiles or features come from and how it is shown.
+public struct LayerSpec: Sendable {
+    public enum Source: Sendable {
+        /// A folder, .mbtiles or .pmtiles (an absolute path).
+        case store(path: String, scheme: TileScheme?)
+        /// A URL template, with the MBTiles file its tiles are cached in (nil: not cached).
+        case remote(template: URLTemplate, cache: String?, userAgent: String)
+        /// Tiles drawn by code: `debug-grid`.
+        case generated(String)
+        /// GeoJSON, GPX, KML or plist files (absolute paths), drawn into tiles.
+        case features(files: [String])
+    }
+
+    /// The layer's name in URLs (`/maps/{map}/layers/{id}/...`).
+    public var id: String
+    public var title: String
+    public var source: Source
+    /// Base layers are alternatives (radio buttons); overlays stack (checkboxes).
+    public var isBase: Bool
+    /// Shown when the viewer opens, and part of the composed map.
+    public var visible: Bool = true
+    public var options = LayerOptions()
+    /// `Cache-Control: max-age` for its tiles, in seconds.
+    public var maxAge: Int = 3600
+    /// The encoding of drawn tiles (feature layers, generated tiles).
+    public var format: ImageFormat = .png
+
+    public init(id: String, title: String? = nil, source: Source, isBase: Bool) {
+        self.id = id
+        self.title = title ?? id
+        self.source = source
+        self.isBase = isBase
+    }
+
+    public var isFeatureLayer: Bool {
+        if case .features = source { return true }
+        return false
+    }
+}
+
+/// A problem in a map project, with its JSON path: `layers[2].source: no such file "tiles/parchment.png"`.
+public struct ProjectProblem: Error, Hashable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var path: String
+    public var message: String
+
+    public init(file: String, path: String, message: String) {
+        self.file = file
+        self.path = path
+        self.message = message
+    }
+
+    public var description: String { "\(file): \(path.isEmpty ? "root" : path): \(message)" }
+}
+
+/// Every problem found in a project, not just the first.
+public struct ProjectProblems: Error, Sendable, CustomStringConvertible {
+    public var problems: [ProjectProblem]
+
+    public init(problems: [ProjectProblem]) {
+        self.problems = problems
+    }
+
+    public var description: String { problems.map(\.description).joined(separator: "\n") }
+}

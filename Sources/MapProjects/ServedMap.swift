@@ -1,0 +1,95 @@
+import Foundation
+public import Canvas
+public import TileMath
+public import TileSources
+public import Features
+public import Rendering
+
+/// A layer ready to draw: its spec, its source behind its options, and for a feature
+/// layer the features themselves (the viewer gets them as GeoJSON).
+public struct ServedLayer: Sendable {
+    public let spec: LayerSpec
+    public let layer: TileLayer
+    public let features: [Feature]
+}
+
+/// A map project opened: every layer's source, and the composed map (the first visible
+/// base layer under every visible overlay, by z-index).
+public struct ServedMap: Sendable {
+    public let project: MapProject
+    public let layers: [ServedLayer]
+    public let composer: TileComposer
+
+    public init(_ project: MapProject) throws {
+        self.project = project
+        var layers = [ServedLayer]()
+        for spec in project.layers {
+            var features = [Feature]()
+            let source: any TileSource
+            switch spec.source {
+            case .store(let path, let scheme):
+                source = try TileStore.open(path, scheme: scheme)
+            case .remote(let template, let cache, let userAgent):
+                let remote = try RemoteTileSource(template: template, metadata: TileSetMetadata(name: spec.id, format: spec.format),
+                                                  options: RemoteOptions(userAgent: userAgent))
+                source = try cache.map { try CachedTileSource(upstream: remote, cachePath: $0) } ?? remote
+            case .generated:
+                source = GeneratedTileSource.debugGrid(tileSize: spec.options.tileSize ?? 256)
+            case .features(let files):
+                var images = [String: RGBAImage]()
+                for file in files {
+                    let loaded = try FeatureFiles.load(file)
+                    images.merge(try FeatureRenderer.loadImages(for: loaded, relativeTo: URL(fileURLWithPath: file).deletingLastPathComponent())) { a, _ in a }
+                    features += loaded
+                }
+                source = FeatureTileSource(name: spec.id, features: features, renderer: FeatureRenderer(images: images),
+                                           tileSize: spec.options.tileSize ?? 256, encoding: .defaults(for: spec.format))
+            }
+            layers.append(ServedLayer(spec: spec, layer: TileLayer(name: spec.id, source: source, options: spec.options), features: features))
+        }
+        self.layers = layers
+        let base = layers.first { $0.spec.isBase && $0.spec.visible }
+        composer = TileComposer(layers: layers.filter { $0.spec.visible && (!$0.spec.isBase || $0.spec.id == base?.spec.id) }.map(\.layer))
+    }
+
+    public func layer(_ id: String) -> ServedLayer? { layers.first { $0.spec.id == id } }
+
+    /// The composed map as one layer: the base of static images and `snapshot --base map.json`.
+    public var composedLayer: TileLayer {
+        TileLayer(name: project.name, source: ComposedSource(composer: composer, metadata: TileSetMetadata(
+            name: project.title, bounds: bounds, minZoom: project.minZoom, maxZoom: project.maxZoom, attribution: project.attribution)))
+    }
+
+    /// The box tiles are served in: the map's bounds, else the union of its layers' bounds
+    /// when every layer has some, else the world.
+    public var bounds: BoundingBox? {
+        if let b = project.bounds { return b }
+        let all = layers.map(\.layer.bounds)
+        guard !all.isEmpty, all.allSatisfy({ $0 != nil }) else { return nil }
+        return all.compactMap { $0 }.reduce(all[0]!) { a, b in
+            BoundingBox(west: min(a.west, b.west), south: min(a.south, b.south), east: max(a.east, b.east), north: max(a.north, b.north))
+        }
+    }
+
+    /// Where the viewer opens: the project's centre, else the middle of the bounds.
+    public var center: Coordinate {
+        project.center ?? bounds?.center ?? Coordinate(latitude: 0, longitude: 0)
+    }
+
+    public var initialZoom: Int {
+        project.zoom ?? max(project.minZoom, min(project.maxZoom, bounds.map { Int(Zoom.fitting($0, in: PixelSize(width: 1024, height: 768))) } ?? 2))
+    }
+}
+
+/// A composer as a tile source.
+public struct ComposedSource: TileSource {
+    public let composer: TileComposer
+    public let metadata: TileSetMetadata
+
+    public init(composer: TileComposer, metadata: TileSetMetadata) {
+        self.composer = composer
+        self.metadata = metadata
+    }
+
+    public func tile(_ request: TileRequest) async throws -> TileResult { try await composer.tile(request) }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import Dispatch
+import MapProjects
+import TileServer
+import HTTPServer
+
+/// Opens the maps named on a command line: `map.json` files, or plain stores served as
+/// one-layer maps named after their files.
+enum MapInputs {
+    static func projects(_ paths: [String]) throws(CLIError) -> [MapProject] {
+        var projects = [MapProject]()
+        var problems = [ProjectProblem]()
+        for path in paths {
+            do {
+                if path.lowercased().hasSuffix(".json") {
+                    projects.append(try MapProjectReader.load(URL(fileURLWithPath: path)))
+                } else {
+                    projects.append(try MapProjectReader.store(path))
+                }
+            } catch {
+                problems += error.problems
+            }
+        }
+        guard problems.isEmpty else {
+            let missing = problems.allSatisfy { $0.message == "no such file" || $0.message.hasSuffix("no such file or directory") }
+            throw missing ? .io(ProjectProblems(problems: problems).description) : .data(ProjectProblems(problems: problems).description)
+        }
+        return projects
+    }
+
+    static func open(_ project: MapProject) throws(CLIError) -> ServedMap {
+        do { return try ServedMap(project) } catch { throw .data("\(project.name): \(error)") }
+    }
+}
+
+/// `tilekit validate`: checks map projects and reports every problem with its JSON path.
+enum ValidateCommand: Command {
+    static let path = ["validate"]
+    static let summary = "check map.json files and report every problem"
+    static let options = OptionSpec(flags: ["json"])
+    static let help = """
+    Usage: tilekit validate MAP.json... [--json]
+
+    Checks each map project: its keys and values, that every file it names exists and
+    opens (tile stores, feature files, images, fallback tiles), zoom ranges and bounds.
+    Every problem is reported with its JSON path, e.g.
+      map.json: layers[2].source: no such file "tiles/parchment.mbtiles"
+    Exit 0 when all are valid, 65 when any has a problem.
+
+    Options:
+      --json   one JSON line per file: {"file":...,"ok":...,"problems":[{"path":...,"message":...}]}
+    """
+
+    static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError) {
+        guard !arguments.positionals.isEmpty else { throw .usage("missing MAP.json") }
+        var failed = 0
+        for file in arguments.positionals {
+            var problems = [ProjectProblem]()
+            var summary = ""
+            do {
+                let project = try MapProjectReader.load(URL(fileURLWithPath: file))
+                summary = "\(project.layers.count) layer\(project.layers.count == 1 ? "" : "s"), zooms \(project.minZoom)-\(project.maxZoom)"
+            } catch {
+                problems = error.problems
+            }
+            if !problems.isEmpty { failed += 1 }
+            if arguments.flag("json") {
+                let list = problems.map { p -> [String: String] in ["path": p.path, "message": p.message] }
+                let object: [String: Any] = ["file": file, "ok": problems.isEmpty, "problems": list]
+                let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+                io.write(String(decoding: data, as: UTF8.self))
+            } else if problems.isEmpty {
+                io.write("\(file): ok (\(summary))")
+            } else {
+                for problem in problems { io.writeError(problem.description) }
+            }
+        }
+        if failed > 0 { throw .data(failed == 1 ? "1 map has problems" : "\(failed) maps have problems") }
+    }
+}
+
+/// `tilekit serve`: tiles, TileJSON, static images and the viewer over HTTP.
+enum ServeCommand: Command {
+    static let path = ["serve"]
+    static let summary = "serve maps over HTTP with a Leaflet viewer"
+    static let options = OptionSpec(valued: ["host", "port", "threads", "cache-mb", "max-static-side"], flags: ["json", "quiet"])
+    static let help = """
+    Usage: tilekit serve MAP.json|STORE... [--host ADDRESS] [--port 8080] [--threads 8]
+
+    Serves each map project (or tile store, as a one-layer map named after its file):
+      /                                          the maps
+      /maps/{map}/                               the viewer (Leaflet)
+      /maps/{map}/{z}/{x}/{y}[@2x].png|jpg|webp  the composed map's tiles
+      /maps/{map}/layers/{layer}/{z}/{x}/{y}...  one layer's tiles
+      /maps/{map}.json, /maps/{map}/layers/{layer}.json   TileJSON 3.0.0
+      /maps/{map}/features/{layer}.geojson       a feature layer as GeoJSON
+      /maps/{map}/static/{lon},{lat},{zoom}/{w}x{h}[@2x].png   static images (also
+          {w},{s},{e},{n} and auto; markers=, path=, padding=; POST a GeoJSON body;
+          .json gives the image's geometry)
+      /health, /metrics (Prometheus)
+    Stops on Ctrl-C or SIGTERM after finishing the requests in flight.
+
+    Options:
+      --host ADDRESS        IPv4 address to listen on (default: every interface)
+      --port N              port (default: 8080; 0 picks a free one)
+      --threads N           connection threads (default: 8)
+      --cache-mb N          memory for encoded tiles (default: 128)
+      --max-static-side N   largest static image side in pixels (default: 2048)
+      --json                print {"url":...,"port":...,"maps":[...]} once listening
+      --quiet               no access log
+    """
+
+    static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError) {
+        guard !arguments.positionals.isEmpty else { throw .usage("missing MAP.json or a tile store to serve") }
+        let port = try Parse.count(arguments.values["port"] ?? "8080", "port", 0...65535)
+        let threads = try Parse.count(arguments.values["threads"] ?? "8", "threads", 1...256)
+        var options = ServerOptions()
+        options.cacheBytes = try Parse.count(arguments.values["cache-mb"] ?? "128", "cache-mb", 0...65536) << 20
+        options.maxStaticSide = try Parse.count(arguments.values["max-static-side"] ?? "2048", "max-static-side", 16...8192)
+        if !arguments.flag("quiet") {
+            let writeError = io.writeError
+            options.accessLog = { line in writeError(line) }
+        }
+        var maps = [ServedMap]()
+        for project in try MapInputs.projects(arguments.positionals) { maps.append(try MapInputs.open(project)) }
+        let server: TileServer
+        do { server = try TileServer(maps: maps, options: options) } catch { throw .data(error.description) }
+
+        // Signals are taken before listening, so an early Ctrl-C still stops cleanly.
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let queue = DispatchQueue(label: "tilekit.signals")
+        let sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: queue) }
+        let http: HTTPServer
+        do { http = try server.start(host: arguments.values["host"], port: port, threads: threads) } catch { throw .io(error.description) }
+        let shown = http.host == "0.0.0.0" ? "127.0.0.1" : http.host
+        let base = "http://\(shown):\(http.port)"
+        if arguments.flag("json") {
+            let object: [String: Any] = ["url": base + "/", "port": http.port, "host": http.host,
+                                         "maps": server.order.map { ["name": $0, "viewer": base + "/maps/\($0)/", "tiles": base + "/maps/\($0)/{z}/{x}/{y}.png"] }]
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+            io.write(String(decoding: data, as: UTF8.self))
+        } else {
+            io.write("TileKit serving \(server.order.count) map\(server.order.count == 1 ? "" : "s") on \(http.host):\(http.port)")
+            for name in server.order {
+                io.write("  \(name): viewer \(base)/maps/\(name)/  tiles \(base)/maps/\(name)/{z}/{x}/{y}.png")
+            }
+            io.write("Stop with Ctrl-C.")
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let once = Once()
+            for source in sources {
+                source.setEventHandler { if once.first() { continuation.resume() } }
+                source.resume()
+            }
+        }
+        io.writeError("stopping: finishing requests in flight")
+        http.stop()
+        for source in sources { source.cancel() }
+    }
+
+    final class Once: @unchecked Sendable {
+        private let lock = NSLock()
+        private var done = false
+        func first() -> Bool {
+            lock.lock(); defer { lock.unlock() }
+            if done { return false }
+            done = true
+            return true
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Synchronization
+
+/// A least-recently-used cache bounded by the bytes of its values, safe to share between
+/// threads (one lock; every operation is O(1)).
+public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    struct Node {
+        var key: Key
+        var value: Value?  // nil once evicted, so a free slot holds no bytes
+        var cost: Int
+        var newer: Int  // toward the head (most recent); -1: none
+        var older: Int
+    }
+
+    struct State {
+        var index = [Key: Int]()
+        var nodes = [Node]()
+        var free = [Int]()
+        var newest = -1
+        var oldest = -1
+        var bytes = 0
+        var hits = 0
+        var misses = 0
+
+        mutating func unlink(_ i: Int) {
+            let node = nodes[i]
+            if node.newer >= 0 { nodes[node.newer].older = node.older } else { newest = node.older }
+            if node.older >= 0 { nodes[node.older].newer = node.newer } else { oldest = node.newer }
+        }
+
+        mutating func pushNewest(_ i: Int) {
+            nodes[i].newer = -1
+            nodes[i].older = newest
+            if newest >= 0 { nodes[newest].newer = i }
+            newest = i
+            if oldest < 0 { oldest = i }
+        }
+    }
+
+    public let capacity: Int
+    private let state = Mutex(State())
+
+    /// `capacity` in bytes (the sum of the costs given to `set`).
+    public init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    public func get(_ key: Key) -> Value? {
+        state.withLock { s in
+            guard let i = s.index[key] else { s.misses += 1; return nil }
+            s.hits += 1
+            if s.newest != i {
+                s.unlink(i)
+                s.pushNewest(i)
+            }
+            return s.nodes[i].value
+        }
+    }
+
+    public func set(_ key: Key, _ value: Value, cost: Int) {
+        guard cost <= capacity else { return }
+        state.withLock { s in
+            if let i = s.index[key] {
+                s.bytes += cost - s.nodes[i].cost
+                s.nodes[i].value = value
+                s.nodes[i].cost = cost
+                s.unlink(i)
+                s.pushNewest(i)
+            } else {
+                let node = Node(key: key, value: value, cost: cost, newer: -1, older: -1)
+                let i: Int
+                if let reused = s.free.popLast() { s.nodes[reused] = node; i = reused } else { s.nodes.append(node); i = s.nodes.count - 1 }
+                s.index[key] = i
+                s.bytes += cost
+                s.pushNewest(i)
+            }
+            while s.bytes > capacity, s.oldest >= 0 {
+                let victim = s.oldest
+                s.unlink(victim)
+                s.index[s.nodes[victim].key] = nil
+                s.bytes -= s.nodes[victim].cost
+                s.nodes[victim].value = nil
+                s.free.append(victim)
+            }
+        }
+    }
+
+    public var statistics: (entries: Int, bytes: Int, hits: Int, misses: Int) {
+        state.withLock { s in (s.index.count, s.bytes, s.hits, s.misses) }
+    }
+}

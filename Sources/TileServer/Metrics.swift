@@ -1,0 +1,85 @@
+import Synchronization
+
+/// Counters for `/metrics`, in Prometheus' text format: requests by route and status, a
+/// latency histogram, the memory cache's hits and misses, and upstream errors.
+public final class Metrics: Sendable {
+    static let buckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+    struct State {
+        var requests = [RouteStatus: Int]()
+        var bucketCounts = [Int](repeating: 0, count: Metrics.buckets.count)
+        var latencySum = 0.0
+        var latencyCount = 0
+        var upstreamErrors = 0
+    }
+
+    struct RouteStatus: Hashable {
+        var route: String
+        var status: Int
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public func record(route: String, status: Int, seconds: Double) {
+        state.withLock { s in
+            s.requests[RouteStatus(route: route, status: status), default: 0] += 1
+            if let i = Metrics.buckets.firstIndex(where: { seconds <= $0 }) { s.bucketCounts[i] += 1 }
+            s.latencySum += seconds
+            s.latencyCount += 1
+        }
+    }
+
+    public func upstreamError() {
+        state.withLock { $0.upstreamErrors += 1 }
+    }
+
+    public func count(route: String, status: Int) -> Int {
+        state.withLock { $0.requests[RouteStatus(route: route, status: status)] ?? 0 }
+    }
+
+    public func text(cache: (entries: Int, bytes: Int, hits: Int, misses: Int)) -> String {
+        let s = state.withLock { $0 }
+        var out = """
+        # HELP tilekit_requests_total HTTP requests by route and status.
+        # TYPE tilekit_requests_total counter
+
+        """
+        for key in s.requests.keys.sorted(by: { ($0.route, $0.status) < ($1.route, $1.status) }) {
+            out += "tilekit_requests_total{route=\"\(key.route)\",status=\"\(key.status)\"} \(s.requests[key]!)\n"
+        }
+        out += """
+        # HELP tilekit_request_duration_seconds Time from a request's arrival to its answer.
+        # TYPE tilekit_request_duration_seconds histogram
+
+        """
+        var cumulative = 0
+        for (bound, count) in zip(Metrics.buckets, s.bucketCounts) {
+            cumulative += count
+            out += "tilekit_request_duration_seconds_bucket{le=\"\(bound)\"} \(cumulative)\n"
+        }
+        out += "tilekit_request_duration_seconds_bucket{le=\"+Inf\"} \(s.latencyCount)\n"
+        out += "tilekit_request_duration_seconds_sum \(s.latencySum)\n"
+        out += "tilekit_request_duration_seconds_count \(s.latencyCount)\n"
+        out += """
+        # HELP tilekit_tile_cache_hits_total Tiles answered from the memory cache.
+        # TYPE tilekit_tile_cache_hits_total counter
+        tilekit_tile_cache_hits_total \(cache.hits)
+        # HELP tilekit_tile_cache_misses_total Tiles not in the memory cache (rendered or fetched).
+        # TYPE tilekit_tile_cache_misses_total counter
+        tilekit_tile_cache_misses_total \(cache.misses)
+        # HELP tilekit_tile_cache_bytes Bytes of encoded tiles held in memory.
+        # TYPE tilekit_tile_cache_bytes gauge
+        tilekit_tile_cache_bytes \(cache.bytes)
+        # HELP tilekit_tile_cache_entries Tiles held in memory.
+        # TYPE tilekit_tile_cache_entries gauge
+        tilekit_tile_cache_entries \(cache.entries)
+        # HELP tilekit_upstream_errors_total Tiles that failed or were unavailable upstream.
+        # TYPE tilekit_upstream_errors_total counter
+        tilekit_upstream_errors_total \(s.upstreamErrors)
+
+        """
+        return out
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Canvas
+import TileMath
+import TileSources
+import Features
+import Rendering
+import MapProjects
+import HTTPServer
+
+extension TileServer {
+    /// `/maps/{map}/static/{region}/{w}x{h}[@2x].{ext}`: the composed map with `markers=`
+    /// (`lon,lat[,color][,symbol]` separated by `|`), `path=` (`enc:...[,width][,color]`) and
+    /// `padding=`; or POST a GeoJSON body for more than a URL holds. The image's geometry is
+    /// in the `X-Snapshot-Geometry` header (without markers), and whole at the `.json` twin.
+    func staticImage(_ request: HTTPRequest, map name: String, spec: Route.StaticRequest) async -> HTTPResponse {
+        guard let map = maps[name] else { return .text(404, "no map \"\(name)\"") }
+        let limit = options.maxStaticSide
+        guard (1...limit).contains(spec.width), (1...limit).contains(spec.height) else {
+            return .text(400, "size \(spec.width)x\(spec.height) is out of range: each side 1-\(limit) pixels")
+        }
+        var features = [Feature]()
+        do {
+            if let text = request.query["markers"], !text.isEmpty {
+                for item in text.split(separator: "|") { features.append(try QuickOverlays.marker(String(item))) }
+            }
+            if let text = request.query["path"], !text.isEmpty { features.append(try QuickOverlays.path(text)) }
+        } catch {
+            return .text(400, error.description)
+        }
+        if request.method == "POST", !request.body.isEmpty {
+            do {
+                features += try GeoJSON.parse(Data(request.body), file: "request body")
+            } catch {
+                return .text(400, error.description)
+            }
+        }
+        let markerCount = features.filter { if case .point = $0.geometry { return $0.radius == nil } else { return false } }.count
+        guard markerCount <= options.maxMarkers else { return .text(400, "\(markerCount) markers: at most \(options.maxMarkers)") }
+        let points = features.reduce(0) { $0 + ($1.geometry?.coordinates.count ?? 0) }
+        guard points <= options.maxPathPoints else { return .text(400, "\(points) points: at most \(options.maxPathPoints)") }
+        let padding = Double(request.query["padding"] ?? "20") ?? -1
+        guard (0...1000).contains(padding) else { return .text(400, "padding \(request.query["padding"] ?? "") is not 0-1000 pixels") }
+
+        let region: SnapshotRegion
+        switch spec.region {
+        case .center(let c, let zoom): region = .center(c, zoom: zoom)
+        case .box(let b): region = .box(b)
+        case .auto:
+            if !features.isEmpty { region = .fit(padding: padding) }
+            else if let b = map.bounds { region = .box(b) }
+            else { return .text(400, "auto needs markers, a path or a GeoJSON body, or a map with bounds") }
+        }
+        let base = map.composedLayer
+        var snapshotOptions = SnapshotOptions(region: region, width: spec.width, height: spec.height, scale: spec.scale,
+                                              base: spec.format == nil ? nil : base, features: features,
+                                              attribution: map.project.attribution, maxZoom: Double(map.project.maxZoom))
+        snapshotOptions.maxZoom = Double(map.project.maxZoom)
+        let snapshot: Snapshot
+        do {
+            snapshot = try await Snapshotter.render(snapshotOptions)
+        } catch let error as SnapshotError {
+            return .text(400, error.description)
+        } catch {
+            metrics.upstreamError()
+            return .text(502, "static image: \(error)")
+        }
+        let geometry = snapshot.geometryJSON
+        guard let format = spec.format else {
+            return compressed(request, cacheable(request, HTTPResponse(status: 200, headers: [("Content-Type", "application/json"),
+                                                                                            ("Cache-Control", "public, max-age=60")], body: Array(geometry))))
+        }
+        let g = snapshot.geometry, box = g.bounds
+        let header = "{\"bbox\":[\(box.west),\(box.south),\(box.east),\(box.north)],\"center\":[\(g.center.longitude),\(g.center.latitude)],"
+            + "\"zoom\":\(g.zoom),\"scale\":\(g.scale),\"width\":\(g.width),\"height\":\(g.height)}"
+        do {
+            let bytes = try snapshot.image.encoded(.defaults(for: format))
+            return cacheable(request, HTTPResponse(status: 200, headers: [("Content-Type", format.mimeType), ("Cache-Control", "public, max-age=60"),
+                                                                       ("X-Snapshot-Geometry", header)], body: bytes))
+        } catch {
+            return .text(500, "static image: \(error)")
+        }
+    }
+}

@@ -1,0 +1,370 @@
+import Foundation
+public import Canvas
+public import TileMath
+public import TileSources
+import Features
+import Rendering
+import Compression
+public import MapProjects
+public import HTTPServer
+
+/// Limits and settings of `tilekit serve`.
+public struct ServerOptions: Sendable {
+    /// Bytes of encoded tiles kept in memory.
+    public var cacheBytes = 128 << 20
+    /// Largest static image side, in CSS pixels.
+    public var maxStaticSide = 2048
+    public var maxMarkers = 500
+    public var maxPathPoints = 10_000
+    public var maxBodyBytes = 1 << 20
+    public var requestTimeout: Duration = .seconds(30)
+    /// Where Debian's libjs-leaflet puts Leaflet.
+    public var leafletFolder = "/usr/share/javascript/leaflet"
+    /// One line per request (Common Log Format-like); nil logs nothing.
+    public var accessLog: (@Sendable (String) -> Void)?
+
+    public init() {}
+}
+
+/// A tile as the server keeps it in memory: ready-to-send bytes and their ETag, or the
+/// answer that there is none.
+struct CachedTile: Sendable {
+    var bytes: [UInt8]
+    var etag: String
+    var format: ImageFormat?
+    var provenance: String
+}
+
+struct TileKey: Hashable, Sendable {
+    var map: String
+    var layer: String
+    var tile: TileID
+    var scale: Int
+    var format: ImageFormat
+}
+
+/// Serves map projects over HTTP: tiles (composed and per layer), TileJSON, features as
+/// GeoJSON, static images, the Leaflet viewer, health and metrics. Every route is a plain
+/// function of a request, so it is tested without a socket; `start` puts it on one.
+public final class TileServer: Sendable {
+    public let maps: [String: ServedMap]
+    public let order: [String]
+    public let options: ServerOptions
+    public let metrics = Metrics()
+    let layerComposers: [String: [String: TileComposer]]
+    let cache: MemoryCache<TileKey, CachedTile>
+    let inFlight = InFlight<TileKey, CachedTile>()
+    let assets: [String: (bytes: [UInt8], type: String)]
+
+    public init(maps: [ServedMap], options: ServerOptions = ServerOptions()) throws(ProjectProblems) {
+        var byName = [String: ServedMap]()
+        var problems = [ProjectProblem]()
+        for map in maps {
+            if byName[map.project.name] != nil {
+                problems.append(ProjectProblem(file: map.project.folder.path, path: "name", message: "two maps are named \"\(map.project.name)\""))
+            }
+            byName[map.project.name] = map
+        }
+        guard problems.isEmpty else { throw ProjectProblems(problems: problems) }
+        self.maps = byName
+        order = maps.map(\.project.name)
+        self.options = options
+        cache = MemoryCache(capacity: options.cacheBytes)
+        // One layer alone, at full opacity: the viewer applies opacity itself.
+        var composers = [String: [String: TileComposer]]()
+        for map in maps {
+            var perLayer = [String: TileComposer]()
+            for served in map.layers {
+                var layerOptions = served.layer.options
+                layerOptions.opacity = 1
+                layerOptions.replacesBase = false
+                perLayer[served.spec.id] = TileComposer(layers: [TileLayer(name: served.spec.id, source: served.layer.source, options: layerOptions)])
+            }
+            composers[map.project.name] = perLayer
+        }
+        layerComposers = composers
+        var assets = [String: (bytes: [UInt8], type: String)]()
+        for (name, file, type) in [("leaflet.js", "leaflet.js", "application/javascript"), ("leaflet.css", "leaflet.css", "text/css"),
+                                   ("images/layers.png", "images/layers.png", "image/png"), ("images/layers-2x.png", "images/layers-2x.png", "image/png")] {
+            if let data = FileManager.default.contents(atPath: options.leafletFolder + "/" + file) { assets[name] = (Array(data), type) }
+        }
+        assets["viewer.js"] = (Array(Viewer.script.utf8), "application/javascript")
+        assets["viewer.css"] = (Array(Viewer.style.utf8), "text/css")
+        // The hero icon for the user's position, drawn at 2x for sharp screens.
+        if let canvas = try? Canvas(width: 56, height: 56), let _ = Optional(MarkerIcon.hero.draw(on: canvas, at: PixelPoint(x: 28, y: 28), radius: 26,
+                                                                                                 color: Color(hex: "#1f5fbf")!)),
+           let png = try? canvas.encoded(.png()) {
+            assets["hero.png"] = (png, "image/png")
+        }
+        self.assets = assets
+    }
+
+    /// Listens on `host:port` (nil host: every interface) until `stop` is called on the result.
+    public func start(host: String?, port: Int, threads: Int = 8) throws(HTTPServerError) -> HTTPServer {
+        try HTTPServer(host: host, port: port, threads: threads, maxBodyBytes: options.maxBodyBytes, timeout: options.requestTimeout,
+                       fast: { [self] request in fast(request) }, handler: { [self] request in await handle(request) })
+    }
+
+    // MARK: - Answering
+
+    /// Answers from memory when it can (a cached tile, a 304) without leaving the calling thread.
+    public func fast(_ request: HTTPRequest) -> HTTPResponse? {
+        guard request.method == "GET" || request.method == "HEAD" else { return nil }
+        let started = ContinuousClock.now
+        guard case .tile(let map, let layer, let tile, let scale, let format)? = try? Route.parse(request.path),
+              let cached = cache.get(TileKey(map: map, layer: layer ?? "", tile: tile, scale: scale, format: format)),
+              let served = maps[map] else { return nil }
+        return finish(request, route: layer == nil ? "tile" : "layer_tile", started: started,
+                      tileResponse(cached, served: served, layer: layer, request: request))
+    }
+
+    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        let started = ContinuousClock.now
+        let route: Route
+        do {
+            route = try Route.parse(request.path)
+        } catch {
+            return finish(request, route: "invalid", started: started, .text(error.status, error.message))
+        }
+        let name = Self.name(of: route)
+        let allowed = name == "static" ? ["GET", "HEAD", "POST", "OPTIONS"] : ["GET", "HEAD", "OPTIONS"]
+        guard allowed.contains(request.method) else {
+            return finish(request, route: name, started: started,
+                          .text(405, "method \(request.method) is not allowed here", headers: [("Allow", allowed.joined(separator: ", "))]))
+        }
+        if request.method == "OPTIONS" {  // a CORS preflight
+            return finish(request, route: name, started: started, HTTPResponse(status: 204, headers: [
+                ("Allow", allowed.joined(separator: ", ")), ("Access-Control-Allow-Methods", allowed.joined(separator: ", ")),
+                ("Access-Control-Allow-Headers", "Content-Type, If-None-Match"), ("Access-Control-Max-Age", "86400")]))
+        }
+        let response: HTTPResponse
+        switch route {
+        case .index: response = index(request)
+        case .health: response = .text(200, "ok")
+        case .metrics:
+            response = HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+                                    body: Array(metrics.text(cache: cache.statistics).utf8))
+        case .asset(let name):
+            if let asset = assets[name] {
+                response = cacheable(request, HTTPResponse(status: 200, headers: [("Content-Type", asset.type), ("Cache-Control", "public, max-age=3600")], body: asset.bytes))
+            } else {
+                response = .text(404, "asset \(name) is not installed (Debian libjs-leaflet provides Leaflet)")
+            }
+        case .viewerRedirect(let map):
+            response = maps[map] == nil ? .text(404, "no map \"\(map)\"") : HTTPResponse(status: 301, headers: [("Location", "/maps/\(map)/")])
+        case .viewer(let map):
+            if let served = maps[map] {
+                response = HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-cache")],
+                                        body: Array(Viewer.page(for: served, tileJSONURL: "/maps/\(map).json").utf8))
+            } else {
+                response = .text(404, "no map \"\(map)\"")
+            }
+        case .tileJSON(let map, let layer):
+            response = tileJSON(request, map: map, layer: layer)
+        case .tile(let map, let layer, let tile, let scale, let format):
+            response = await tileAnswer(request, map: map, layer: layer, tile: tile, scale: scale, format: format)
+        case .features(let map, let layer):
+            response = features(request, map: map, layer: layer)
+        case .staticImage(let map, let spec):
+            response = await staticImage(request, map: map, spec: spec)
+        }
+        return finish(request, route: name, started: started, response)
+    }
+
+    static func name(of route: Route) -> String {
+        switch route {
+        case .index: return "index"
+        case .health: return "health"
+        case .metrics: return "metrics"
+        case .asset: return "asset"
+        case .viewer, .viewerRedirect: return "viewer"
+        case .tileJSON: return "tilejson"
+        case .tile(_, let layer, _, _, _): return layer == nil ? "tile" : "layer_tile"
+        case .features: return "features"
+        case .staticImage: return "static"
+        }
+    }
+
+    /// CORS, metrics and the access log, for every answer.
+    func finish(_ request: HTTPRequest, route: String, started: ContinuousClock.Instant, _ response: HTTPResponse) -> HTTPResponse {
+        var response = response
+        if let origin = corsOrigin(request) { response.headers.append(("Access-Control-Allow-Origin", origin)) }
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        metrics.record(route: route, status: response.status, seconds: seconds)
+        if let log = options.accessLog {
+            log("\(request.method) \(request.path) \(response.status) \(response.body.count) \(String(format: "%.1f", seconds * 1000))ms")
+        }
+        return response
+    }
+
+    func corsOrigin(_ request: HTTPRequest) -> String? {
+        // The map the path names decides; paths outside maps allow any origin.
+        if case .some(let route) = try? Route.parse(request.path) {
+            switch route {
+            case .tile(let m, _, _, _, _), .tileJSON(let m, _), .features(let m, _), .staticImage(let m, _), .viewer(let m):
+                return maps[m]?.project.cors
+            default: return "*"
+            }
+        }
+        return "*"
+    }
+
+    // MARK: - Pages
+
+    func index(_ request: HTTPRequest) -> HTTPResponse {
+        if request.headers["accept"]?.contains("application/json") == true {
+            let list = order.map { name -> [String: Any] in
+                let map = maps[name]!
+                return ["name": name, "title": map.project.title, "viewer": "/maps/\(name)/", "tilejson": "/maps/\(name).json"]
+            }
+            return json(request, ["maps": list], maxAge: 0)
+        }
+        var html = "<!doctype html><meta charset=utf-8><title>TileKit maps</title><h1>Maps</h1><ul>"
+        for name in order {
+            let map = maps[name]!
+            html += "<li><a href=\"/maps/\(name)/\">\(Viewer.escape(map.project.title))</a> · <a href=\"/maps/\(name).json\">TileJSON</a></li>"
+        }
+        return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: Array((html + "</ul>\n").utf8))
+    }
+
+    func json(_ request: HTTPRequest, _ object: Any, maxAge: Int) -> HTTPResponse {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return compressed(request, cacheable(request, HTTPResponse(status: 200, headers: [
+            ("Content-Type", "application/json"), ("Cache-Control", "public, max-age=\(maxAge)")], body: Array(data))))
+    }
+
+    func tileJSON(_ request: HTTPRequest, map name: String, layer layerID: String?) -> HTTPResponse {
+        guard let map = maps[name] else { return .text(404, "no map \"\(name)\"") }
+        let host = request.headers["host"].map { "http://\($0)" } ?? ""
+        let served: ServedLayer?
+        if let layerID {
+            guard let layer = map.layer(layerID) else { return .text(404, "map \"\(name)\" has no layer \"\(layerID)\"") }
+            served = layer
+        } else {
+            served = nil
+        }
+        return json(request, TileJSON.document(map: map, layer: served, baseURL: host), maxAge: 60)
+    }
+
+    func features(_ request: HTTPRequest, map name: String, layer layerID: String) -> HTTPResponse {
+        guard let map = maps[name] else { return .text(404, "no map \"\(name)\"") }
+        guard let layer = map.layer(layerID), layer.spec.isFeatureLayer else { return .text(404, "map \"\(name)\" has no feature layer \"\(layerID)\"") }
+        return compressed(request, cacheable(request, HTTPResponse(status: 200, headers: [
+            ("Content-Type", "application/geo+json"), ("Cache-Control", "public, max-age=\(layer.spec.maxAge)")],
+            body: Array(GeoJSON.encode(layer.features)))))
+    }
+
+    // MARK: - Tiles
+
+    func tileAnswer(_ request: HTTPRequest, map name: String, layer layerID: String?, tile: TileID, scale: Int, format: ImageFormat) async -> HTTPResponse {
+        guard let map = maps[name] else { return .text(404, "no map \"\(name)\"") }
+        let composer: TileComposer
+        var maxAge = map.layers.filter { $0.spec.visible }.map(\.spec.maxAge).min() ?? 3600
+        if let layerID {
+            guard let layer = map.layer(layerID), let c = layerComposers[name]?[layerID] else { return .text(404, "map \"\(name)\" has no layer \"\(layerID)\"") }
+            composer = c
+            maxAge = layer.spec.maxAge
+        } else {
+            composer = map.composer
+        }
+        let project = map.project
+        guard (project.minZoom...project.maxZoom).contains(tile.z) else {
+            return .text(404, "zoom \(tile.z) is outside this map's zooms \(project.minZoom)-\(project.maxZoom)")
+        }
+        let key = TileKey(map: name, layer: layerID ?? "", tile: tile, scale: scale, format: format)
+        if let cached = cache.get(key) { return tileResponse(cached, served: map, layer: layerID, request: request, maxAge: maxAge) }
+        if let bounds = map.bounds, !bounds.overlaps(tile.bounds) {
+            return missing(map, "tile \(tile.z)/\(tile.x)/\(tile.y) is outside the map's bounds")
+        }
+        do {
+            let cached = try await inFlight.run(key) { [self] in
+                let result = try await composer.tile(TileRequest(tile, scale: scale), encoding: .defaults(for: format))
+                switch result {
+                case .tile(let data):
+                    let bytes = data.format == format ? data.bytes : try RGBAImage(decoding: data.bytes).encoded(.defaults(for: format))
+                    let entry = CachedTile(bytes: bytes, etag: "\"" + ContentDigest(bytes).text + "\"", format: format, provenance: Self.provenance(data.provenance))
+                    cache.set(key, entry, cost: bytes.count + 128)
+                    return entry
+                case .noTile:
+                    let entry = CachedTile(bytes: [], etag: "", format: nil, provenance: "none")
+                    cache.set(key, entry, cost: 128)
+                    return entry
+                case .unavailable(let retryAfter):
+                    throw Unavailable(retryAfter: retryAfter)
+                }
+            }
+            return tileResponse(cached, served: map, layer: layerID, request: request, maxAge: maxAge)
+        } catch let error as Unavailable {
+            metrics.upstreamError()
+            let seconds = error.retryAfter.map { max(1, Int($0.components.seconds)) } ?? 30
+            return .text(503, "tile \(tile.z)/\(tile.x)/\(tile.y) is unavailable upstream; try again later", headers: [("Retry-After", "\(seconds)")])
+        } catch {
+            metrics.upstreamError()
+            return .text(502, "tile \(tile.z)/\(tile.x)/\(tile.y): \(error)")
+        }
+    }
+
+    struct Unavailable: Error { let retryAfter: Duration? }
+
+    static func provenance(_ p: TileData.Provenance) -> String {
+        switch p {
+        case .native: return "native"
+        case .overzoomed(let from): return "overzoomed from \(from.z)/\(from.x)/\(from.y)"
+        case .underzoomed(let from): return "underzoomed from zoom \(from)"
+        case .fallback: return "fallback"
+        case .composed: return "composed"
+        case .stale: return "stale"
+        }
+    }
+
+    func missing(_ map: ServedMap, _ message: String) -> HTTPResponse {
+        map.project.missingTileStatus == 204 ? HTTPResponse(status: 204) : .text(404, message)
+    }
+
+    func tileResponse(_ cached: CachedTile, served: ServedMap, layer: String?, request: HTTPRequest, maxAge: Int? = nil) -> HTTPResponse {
+        guard let format = cached.format else { return missing(served, "no tile here") }
+        let age = maxAge ?? (layer.flatMap { served.layer($0)?.spec.maxAge } ?? served.layers.filter { $0.spec.visible }.map(\.spec.maxAge).min() ?? 3600)
+        var headers = [("Content-Type", format.mimeType), ("ETag", cached.etag), ("Cache-Control", "public, max-age=\(age)"),
+                       ("X-Tile-Provenance", cached.provenance)]
+        if Self.matches(request.headers["if-none-match"], cached.etag) {
+            headers.removeFirst()
+            return HTTPResponse(status: 304, headers: headers)
+        }
+        return HTTPResponse(status: 200, headers: headers, body: cached.bytes)
+    }
+
+    // MARK: - HTTP helpers
+
+    static func matches(_ ifNoneMatch: String?, _ etag: String) -> Bool {
+        guard let ifNoneMatch, !etag.isEmpty else { return false }
+        return ifNoneMatch.split(separator: ",").contains { candidate in
+            var c = candidate.trimmingCharacters(in: .whitespaces)
+            if c == "*" { return true }
+            if c.hasPrefix("W/") { c.removeFirst(2) }
+            return c == etag
+        }
+    }
+
+    /// Adds an ETag, and answers 304 when the client has it.
+    func cacheable(_ request: HTTPRequest, _ response: HTTPResponse) -> HTTPResponse {
+        let etag = "\"" + ContentDigest(response.body).text + "\""
+        var response = response
+        response.headers.append(("ETag", etag))
+        if Self.matches(request.headers["if-none-match"], etag) {
+            return HTTPResponse(status: 304, headers: response.headers.filter { $0.0 != "Content-Type" })
+        }
+        return response
+    }
+
+    /// gzip for text bodies when the client takes it.
+    func compressed(_ request: HTTPRequest, _ response: HTTPResponse) -> HTTPResponse {
+        var response = response
+        response.headers.append(("Vary", "Accept-Encoding"))
+        guard response.status == 200, response.body.count > 256,
+              request.headers["accept-encoding"]?.lowercased().contains("gzip") == true else { return response }
+        response.body = Gzip.compress(response.body)
+        response.headers.append(("Content-Encoding", "gzip"))
+        return response
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import TileMath
+import TileSources
+import MapProjects
+
+/// The browser viewer: Leaflet (Debian's libjs-leaflet, served from /assets/) on one map,
+/// configured by a JSON block in the page.
+enum Viewer {
+    static func page(for map: ServedMap, tileJSONURL: String) -> String {
+        let project = map.project
+        let name = project.name
+        let layers = map.layers.map { served -> [String: Any] in
+            let spec = served.spec
+            var layer: [String: Any] = [
+                "id": spec.id, "title": spec.title, "base": spec.isBase, "visible": spec.visible, "opacity": spec.options.opacity,
+                "zIndex": spec.options.zIndex, "minZoom": max(project.minZoom, spec.options.minZoom),
+                "maxZoom": min(project.maxZoom, spec.options.maxZoom),
+                "tiles": "/maps/\(name)/layers/\(spec.id)/{z}/{x}/{y}{r}.\(spec.format.fileExtension)",
+            ]
+            if spec.isFeatureLayer { layer["features"] = "/maps/\(name)/features/\(spec.id).geojson" }
+            if let b = served.layer.bounds { layer["bounds"] = [[b.south, b.west], [b.north, b.east]] }
+            return layer
+        }
+        var config: [String: Any] = [
+            "name": name, "title": project.title, "center": [map.center.latitude, map.center.longitude], "zoom": map.initialZoom,
+            "minZoom": project.minZoom, "maxZoom": project.maxZoom, "layers": layers,
+            "composed": "/maps/\(name)/{z}/{x}/{y}.png", "tilejson": tileJSONURL,
+        ]
+        if let b = map.bounds { config["bounds"] = [[b.south, b.west], [b.north, b.east]] }
+        if let a = project.attribution { config["attribution"] = a }
+        let json = (try? JSONSerialization.data(withJSONObject: config, options: [.sortedKeys, .withoutEscapingSlashes]))
+            .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(escape(project.title)) · TileKit</title>
+        <link rel="stylesheet" href="/assets/leaflet.css">
+        <link rel="stylesheet" href="/assets/viewer.css">
+        </head>
+        <body>
+        <div id="map"></div>
+        <script id="tilekit-config" type="application/json">\(json.replacingOccurrences(of: "</", with: "<\\/"))</script>
+        <script src="/assets/leaflet.js"></script>
+        <script src="/assets/viewer.js"></script>
+        </body>
+        </html>
+
+        """
+    }
+
+    static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    static let style = """
+    html, body, #map { height: 100%; margin: 0; }
+    .tk-grid { outline: 1px solid rgba(200, 30, 30, 0.6); font: 12px/1.2 monospace; color: #b00; }
+    .tk-grid span { background: rgba(255, 255, 255, 0.75); padding: 1px 3px; display: inline-block; margin: 2px; }
+    .tk-grid.tk-fallback { background: rgba(255, 160, 0, 0.18); }
+    .tk-grid.tk-overzoomed { background: rgba(0, 120, 255, 0.15); }
+    .tk-hit { cursor: pointer; }
+    .tk-popup-title { font-weight: bold; }
+    .tk-popup-subtitle { color: #555; }
+    .tk-locate { background: #fff; padding: 4px 8px; cursor: pointer; font: 13px sans-serif; }
+
+    """
+
+    /// The viewer's script: layers control, popups, limits, @2x, debug grid, location, shimmer.
+    static let script = #"""
+    (function () {
+      "use strict";
+      var config = JSON.parse(document.getElementById("tilekit-config").textContent);
+      var options = { minZoom: config.minZoom, maxZoom: config.maxZoom, zoomControl: true };
+      if (config.bounds) { options.maxBounds = config.bounds; options.maxBoundsViscosity = 1.0; }
+      var map = L.map("map", options).setView(config.center, config.zoom);
+      window.tilekitMap = map;
+      if (config.attribution) map.attributionControl.addAttribution(config.attribution);
+      map.attributionControl.setPrefix('<a href="https://leafletjs.com">Leaflet</a> · TileKit');
+
+      var bases = {}, overlays = {}, firstBase = null;
+      window.tilekitLayers = {};
+      config.layers.forEach(function (layer) {
+        // {r} is "@2x" on high-DPI screens: the server draws those tiles at twice the pixels.
+        var tiles = L.tileLayer(layer.tiles, {
+          minZoom: layer.minZoom, maxZoom: layer.maxZoom, opacity: layer.opacity, zIndex: layer.zIndex,
+          bounds: layer.bounds, detectRetina: false, className: "tk-layer-" + layer.id
+        });
+        var group = L.layerGroup([tiles]);
+        if (layer.features) addFeatures(layer, group);
+        window.tilekitLayers[layer.id] = group;
+        if (layer.base) {
+          bases[layer.title] = group;
+          if (layer.visible && !firstBase) { firstBase = group; group.addTo(map); }
+        } else {
+          overlays[layer.title] = group;
+          if (layer.visible) group.addTo(map);
+        }
+      });
+
+      // Clickable markers over the server-drawn icons, with MKAnnotation's title and subtitle.
+      function addFeatures(layer, group) {
+        fetch(layer.features).then(function (r) { return r.json(); }).then(function (collection) {
+          var shimmer = [];
+          L.geoJSON(collection, {
+            filter: function (f) {
+              if (f.properties && f.properties.renderer === "shimmer") { shimmer.push(f); return false; }
+              return f.geometry && (f.geometry.type === "Point" || f.geometry.type === "MultiPoint") && !(f.properties && f.properties.radius);
+            },
+            pointToLayer: function (f, latlng) {
+              return L.circleMarker(latlng, { radius: 12, opacity: 0, fillOpacity: 0, className: "tk-hit" });
+            },
+            onEachFeature: function (f, marker) {
+              var p = f.properties || {};
+              if (!p.title && !p.description) return;
+              var html = '<div class="tk-popup-title"></div><div class="tk-popup-subtitle"></div>';
+              var box = document.createElement("div");
+              box.innerHTML = html;
+              box.firstChild.textContent = p.title || "";
+              box.lastChild.textContent = p.description || "";
+              marker.bindPopup(box);
+            }
+          }).addTo(group);
+          if (shimmer.length) addShimmer(shimmer, group);
+        }).catch(function (e) { console.warn("features of " + layer.id + ": " + e); });
+      }
+
+      // The shimmering water, animated here: an SVG gradient sliding across the polygons.
+      function addShimmer(features, group) {
+        var renderer = L.svg({ padding: 0.5 });
+        var shapes = L.geoJSON({ type: "FeatureCollection", features: features }, {
+          renderer: renderer, interactive: false,
+          style: function () { return { stroke: false, fillOpacity: 1, fillColor: "url(#tk-shimmer)", className: "tk-shimmer" }; }
+        });
+        shapes.on("add", function () {
+          var svg = renderer._container;
+          if (!svg || svg.querySelector("#tk-shimmer")) return;
+          var ns = "http://www.w3.org/2000/svg";
+          var defs = document.createElementNS(ns, "defs");
+          defs.innerHTML = '<linearGradient id="tk-shimmer" x1="0" y1="0" x2="1" y2="0.6" spreadMethod="repeat">' +
+            '<stop offset="0" stop-color="#fff" stop-opacity="0"/><stop offset="0.45" stop-color="#fff" stop-opacity="0"/>' +
+            '<stop offset="0.5" stop-color="#fff" stop-opacity="0.45"/><stop offset="0.55" stop-color="#fff" stop-opacity="0"/>' +
+            '<stop offset="1" stop-color="#fff" stop-opacity="0"/>' +
+            '<animateTransform attributeName="gradientTransform" type="translate" from="-1 0" to="1 0" dur="4s" repeatCount="indefinite"/>' +
+            '</linearGradient>';
+          svg.insertBefore(defs, svg.firstChild);
+        });
+        shapes.addTo(group);
+      }
+
+      // Debug: the tile grid with z/x/y, tinted where the tile is a fallback or overzoomed.
+      var Grid = L.GridLayer.extend({
+        createTile: function (coords) {
+          var tile = L.DomUtil.create("div", "tk-grid");
+          var label = L.DomUtil.create("span", "", tile);
+          var address = coords.z + "/" + coords.x + "/" + coords.y;
+          label.textContent = address;
+          fetch(config.composed.replace("{z}", coords.z).replace("{x}", coords.x).replace("{y}", coords.y), { method: "HEAD" })
+            .then(function (r) {
+              var how = r.headers.get("X-Tile-Provenance") || (r.status === 200 ? "" : String(r.status));
+              if (how) label.textContent = address + " · " + how;
+              if (how.indexOf("fallback") >= 0) L.DomUtil.addClass(tile, "tk-fallback");
+              if (how.indexOf("overzoomed") >= 0) L.DomUtil.addClass(tile, "tk-overzoomed");
+            }).catch(function () {});
+          return tile;
+        }
+      });
+      overlays["Tile grid (debug)"] = new Grid({ zIndex: 1000, minZoom: config.minZoom, maxZoom: config.maxZoom });
+
+      L.control.layers(bases, overlays, { collapsed: false }).addTo(map);
+
+      // The user's location, with the hero icon.
+      var hero = L.icon({ iconUrl: "/assets/hero.png", iconSize: [28, 28], iconAnchor: [14, 14] });
+      var me = null;
+      var Locate = L.Control.extend({
+        onAdd: function () {
+          var button = L.DomUtil.create("div", "leaflet-bar tk-locate");
+          button.textContent = "Where am I?";
+          L.DomEvent.on(button, "click", function (e) { L.DomEvent.stop(e); map.locate({ setView: true, watch: true, maxZoom: config.maxZoom }); });
+          return button;
+        }
+      });
+      new Locate({ position: "topleft" }).addTo(map);
+      map.on("locationfound", function (e) {
+        if (!me) me = L.marker(e.latlng, { icon: hero, title: "You" }).addTo(map); else me.setLatLng(e.latlng);
+      });
+      map.on("locationerror", function (e) { console.info("location: " + e.message); });
+      window.tilekitHero = function (lat, lon) {
+        if (!me) me = L.marker([lat, lon], { icon: hero, title: "Hero" }).addTo(map); else me.setLatLng([lat, lon]);
+        return me;
+      };
+    })();
+
+    """#
+}
