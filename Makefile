@@ -29,6 +29,7 @@ test: deps test-deps
 	$(SWIFT) build -c release --product tilekit
 	python3 scripts/check-cli-against-mercantile.py $(TILEKIT_RELEASE)
 	bash scripts/check-interop.sh $(TILEKIT_RELEASE)
+	python3 scripts/check-server.py $(TILEKIT_RELEASE)
 	$(SWIFT) test --skip-build
 
 # Regenerates the committed mercantile/geographiclib fixture (seeded: same output).

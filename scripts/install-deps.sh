@@ -16,6 +16,7 @@ REQUIRED=(
   "libwebp-dev:libwebp"
   "libsqlite3-dev:sqlite3"
   "libmicrohttpd-dev:libmicrohttpd"
+  "libjs-leaflet:-"
 )
 for extra in "$@"; do REQUIRED+=("$extra:-"); done
 

@@ -17,8 +17,9 @@ public struct MapProject: Sendable {
     public var maxZoom: Int = 22
     /// The camera boundary: the viewer cannot pan out of it, and no tile outside is served.
     public var bounds: BoundingBox?
-    /// The HTTP status for "no tile here": 404 (the default) or 204 (Leaflet shows nothing either way).
-    public var missingTileStatus: Int = 404
+    /// The HTTP status for "no tile here": 204 (the default, as martin answers; browsers
+    /// log no error for it) or 404. Leaflet shows nothing either way.
+    public var missingTileStatus: Int = 204
     /// `Access-Control-Allow-Origin`; nil sends none.
     public var cors: String? = "*"
     public var layers: [LayerSpec]

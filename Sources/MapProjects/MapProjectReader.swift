@@ -11,7 +11,7 @@ import Rendering
 /// ```json
 /// {"name": "central-park", "title": "MapQuest", "attribution": "© OpenStreetMap contributors",
 ///  "center": [-73.9665, 40.7812], "zoom": 15, "minzoom": 13, "maxzoom": 18,
-///  "bounds": [-73.9819, 40.7644, -73.9493, 40.8006], "missing-tile": 404, "cors": "*",
+///  "bounds": [-73.9819, 40.7644, -73.9493, 40.8006], "missing-tile": 204, "cors": "*",
 ///  "layers": [
 ///    {"id": "parchment", "type": "tiles", "source": "tiles/parchment.mbtiles", "base": true,
 ///     "native-maxzoom": 16, "fallback": "parchment.png"},

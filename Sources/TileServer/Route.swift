@@ -65,6 +65,7 @@ public enum Route: Equatable, Sendable {
         case 1 where segments[0] == "": return .index
         case 1 where segments[0] == "health": return .health
         case 1 where segments[0] == "metrics": return .metrics
+        case 1 where segments[0] == "favicon.ico": return .asset("hero.png")
         default: break
         }
         if segments.first == "assets" {

@@ -27,6 +27,10 @@ enum Viewer {
             "composed": "/maps/\(name)/{z}/{x}/{y}.png", "tilejson": tileJSONURL,
         ]
         if let b = map.bounds { config["bounds"] = [[b.south, b.west], [b.north, b.east]] }
+        // The debug grid asks the base layer how each tile was made (native, overzoomed, fallback).
+        if let base = map.layers.first(where: { $0.spec.isBase && $0.spec.visible }) {
+            config["debugTiles"] = "/maps/\(name)/layers/\(base.spec.id)/{z}/{x}/{y}.\(base.spec.format.fileExtension)"
+        }
         if let a = project.attribution { config["attribution"] = a }
         let json = (try? JSONSerialization.data(withJSONObject: config, options: [.sortedKeys, .withoutEscapingSlashes]))
             .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
@@ -158,7 +162,7 @@ enum Viewer {
           var label = L.DomUtil.create("span", "", tile);
           var address = coords.z + "/" + coords.x + "/" + coords.y;
           label.textContent = address;
-          fetch(config.composed.replace("{z}", coords.z).replace("{x}", coords.x).replace("{y}", coords.y), { method: "HEAD" })
+          fetch((config.debugTiles || config.composed).replace("{z}", coords.z).replace("{x}", coords.x).replace("{y}", coords.y), { method: "HEAD" })
             .then(function (r) {
               var how = r.headers.get("X-Tile-Provenance") || (r.status === 200 ? "" : String(r.status));
               if (how) label.textContent = address + " · " + how;

@@ -109,7 +109,7 @@ struct ProjectFixture {
         let deep = await server.handle(HTTPRequest(method: "GET", path: "/maps/park/layers/base/17/\(tile.x * 4)/\(tile.y * 4).png"))
         #expect(deep.status == 200 && deep.header("X-Tile-Provenance")?.hasPrefix("overzoomed") == true)
         // Outside the bounds and outside the zoom range: no tile.
-        #expect(await server.handle(HTTPRequest(method: "GET", path: "/maps/park/12/0/0.png")).status == 404)
+        #expect(await server.handle(HTTPRequest(method: "GET", path: "/maps/park/12/0/0.png")).status == 204)  // the default
         #expect(await server.handle(HTTPRequest(method: "GET", path: "/maps/park/5/9/12.png")).status == 404)
         // TileJSON 3.0.0.
         let tj = await server.handle(HTTPRequest(method: "GET", path: "/maps/park.json", headers: ["host": "tiles.example:8080"]))
