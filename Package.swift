@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "FeaturesTests", dependencies: ["Features", "TileMath", "Canvas"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Features", "TileSources", "TileMath", "Canvas"], exclude: ["Goldens"]),
         .testTarget(name: "TileKitCLITests", dependencies: ["TileKitCLI", "TileMath", "TileSources", "MBTiles", "TestSupport"]),
-        .testTarget(name: "TileServerTests", dependencies: ["TileServer", "MapProjects", "HTTPServer", "TileSources", "TileMath", "Canvas"]),
+        .testTarget(name: "TileServerTests", dependencies: ["TileServer", "MapProjects", "HTTPServer", "TileSources", "TileMath", "Canvas", "TestSupport"]),
         .testTarget(name: "CLibrariesTests", dependencies: ["CSQLite", "CMicroHTTPDShim", "CMicroHTTPD"]),
     ],
     swiftLanguageModes: [.v6]

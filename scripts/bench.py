@@ -15,6 +15,9 @@ on one core (MapProxy's MBTilesCache), and TileKit's PMTiles reads are set besid
 Snapshots: 600x400 images with 100 markers and a 200-point line over tiles from nginx,
 TileKit beside staticmap and py-staticmaps (PyPI), all in process, all encoding PNG.
 
+Serving: wrk on a shuffled mix of ~1,650 cached tiles against `tilekit serve` (MBTiles),
+nginx (the same tiles as static files) and MapProxy under gunicorn (the same MBTiles).
+
 Feature layers: ~330 polygons and lines per 256 px tile drawn by TileKit and by Mapnik
 (Debian python3-mapnik) with the same style, with and without PNG encoding.
 """
@@ -108,6 +111,38 @@ def pmtiles_read(path):
         return count / (time.perf_counter() - start)
 
 
+def mapproxy_config(mbtiles, upstream):
+    """A MapProxy layer `bench` with its TMS service, cached in MBTiles; filled from an XYZ
+    `upstream` URL, or from the cache alone when None."""
+    source = f"""sources:
+  bench_source:
+    type: tile
+    url: {upstream}
+    grid: webmercator_nw
+""" if upstream else ""
+    return f"""services:
+  tms:
+layers:
+  - name: bench
+    title: bench
+    sources: [bench_cache]
+caches:
+  bench_cache:
+    grids: [webmercator]
+    sources: [{"bench_source" if upstream else ""}]
+    format: image/png
+    cache:
+      type: mbtiles
+      filename: {mbtiles}
+{source}grids:
+  webmercator:
+    base: GLOBAL_WEBMERCATOR
+  webmercator_nw:
+    base: GLOBAL_WEBMERCATOR
+    origin: nw
+"""
+
+
 def stores_and_seeding(directory):
     os.chmod(directory, 0o755)  # nginx's worker runs unprivileged
     bbox, zooms = "-74.05,40.68,-73.90,40.85", (10, 16)
@@ -121,32 +156,7 @@ def stores_and_seeding(directory):
         concurrency = 4
         w, s_, e, n = bbox.split(",")
         with open(f"{directory}/mapproxy.yaml", "w") as f:
-            f.write(f"""services:
-  tms:
-layers:
-  - name: bench
-    title: bench
-    sources: [bench_cache]
-caches:
-  bench_cache:
-    grids: [webmercator]
-    sources: [bench_source]
-    format: image/png
-    cache:
-      type: mbtiles
-      filename: {directory}/mapproxy.mbtiles
-sources:
-  bench_source:
-    type: tile
-    url: http://127.0.0.1:{port}/%(z)s/%(x)s/%(y)s.png
-    grid: webmercator_nw
-grids:
-  webmercator:
-    base: GLOBAL_WEBMERCATOR
-  webmercator_nw:
-    base: GLOBAL_WEBMERCATOR
-    origin: nw
-""")
+            f.write(mapproxy_config(f"{directory}/mapproxy.mbtiles", f"http://127.0.0.1:{port}/%(z)s/%(x)s/%(y)s.png"))
         with open(f"{directory}/seed.yaml", "w") as f:
             f.write(f"""seeds:
   bench:
@@ -287,7 +297,83 @@ def feature_tiles(directory):
     print(f"{'ratio':10} {ours['drawn_per_second'] / theirs['drawn_per_second']:9.2f}x {ours['png_per_second'] / theirs['png_per_second']:8.2f}x TileKit/Mapnik")
 
 
+def wrk(port, paths, directory, name, seconds=10, connections=32):
+    """wrk on the paths in a shuffled cycle; requests/s, latency and errors."""
+    script = f"{directory}/{name}.lua"
+    with open(script, "w") as f:
+        f.write("local paths = {" + ",".join(f'"{p}"' for p in paths) + "}\nlocal i = 0\n"
+                "request = function()\n  i = i % #paths + 1\n  return wrk.format(\"GET\", paths[i])\nend\n")
+    subprocess.run(["wrk", "-t2", "-c8", "-d2s", "-s", script, f"http://127.0.0.1:{port}"], capture_output=True)  # warm up
+    out = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", script, f"http://127.0.0.1:{port}"],
+                         check=True, capture_output=True, text=True).stdout
+    def grab(prefix):
+        for line in out.splitlines():
+            if line.strip().startswith(prefix):
+                return line.split()
+        return None
+    rate = float(grab("Requests/sec:")[1])
+    p50, p99 = grab("50%")[1], grab("99%")[1]
+    errors = 0
+    if (line := grab("Non-2xx or 3xx responses:")):
+        errors += int(line[-1])
+    if (line := grab("Socket errors:")):
+        errors += sum(int(part.strip(",")) for part in line[3::2])
+    return rate, p50, p99, errors
+
+
+def serving(directory):
+    """Cached tiles over HTTP with wrk (2 threads, 32 connections) on a shuffled mix of the
+    same 1,657 tiles: `tilekit serve` from an MBTiles file, nginx from the folder, and
+    MapProxy (gunicorn, 2 workers) from the same MBTiles file through its TMS service."""
+    import mercantile
+    os.chmod(directory, 0o755)
+    bbox, zooms = "-74.05,40.68,-73.90,40.85", (10, 16)
+    upstream = f"{directory}/upstream"
+    subprocess.run([f"{RELEASE}/tilekit-bench", "make-tiles", upstream, "--bbox", bbox, "--zoom", f"{zooms[0]}-{zooms[1]}"], check=True, capture_output=True)
+    subprocess.run([f"{RELEASE}/tilekit", "convert", upstream, f"{directory}/tiles.mbtiles", "--quiet"], check=True, capture_output=True)
+    tiles = list(mercantile.tiles(*map(float, bbox.split(",")), list(range(zooms[0], zooms[1] + 1))))
+    random.Random(1).shuffle(tiles)
+    results = {}
+    port = free_port()
+    server = subprocess.Popen([f"{RELEASE}/tilekit", "serve", f"{directory}/tiles.mbtiles", "--host", "127.0.0.1", "--port", str(port), "--quiet"],
+                              stdout=subprocess.DEVNULL)
+    time.sleep(1)
+    try:
+        results["tilekit serve"] = wrk(port, [f"/maps/tiles/{t.z}/{t.x}/{t.y}.png" for t in tiles], directory, "tilekit")
+    finally:
+        server.terminate()
+        server.wait()
+    nginx, port = start_nginx(directory, upstream)
+    try:
+        results["nginx (static files)"] = wrk(port, [f"/{t.z}/{t.x}/{t.y}.png" for t in tiles], directory, "nginx")
+    finally:
+        nginx.terminate()
+        nginx.wait()
+    with open(f"{directory}/serve.yaml", "w") as f:
+        f.write(mapproxy_config(f"{directory}/tiles.mbtiles", None))
+    with open(f"{directory}/mapproxy_app.py", "w") as f:
+        f.write(f"from mapproxy.wsgiapp import make_wsgi_app\napplication = make_wsgi_app('{directory}/serve.yaml')\n")
+    port = free_port()
+    gunicorn = subprocess.Popen([sys.executable, "-m", "gunicorn", "-w", "2", "-b", f"127.0.0.1:{port}", "--chdir", directory,
+                                 "--log-level", "warning", "mapproxy_app:application"])
+    time.sleep(3)
+    try:
+        results["MapProxy (gunicorn)"] = wrk(port, [f"/tms/1.0.0/bench/EPSG3857/{t.z}/{t.x}/{(1 << t.z) - 1 - t.y}.png" for t in tiles],
+                                             directory, "mapproxy")
+    finally:
+        gunicorn.terminate()
+        gunicorn.wait()
+    print(f"\nServing {len(tiles)} cached tiles over HTTP, wrk -t2 -c32 for 10 s on a shuffled mix, 127.0.0.1")
+    print(f"{'':24} {'req/s':>9} {'p50':>9} {'p99':>9} {'errors':>7}")
+    for name, (rate, p50, p99, errors) in results.items():
+        print(f"{name:24} {rate:9.0f} {p50:>9} {p99:>9} {errors:7d}")
+    ours = results["tilekit serve"][0]
+    print(f"{'ratio':24} {ours / results['nginx (static files)'][0]:8.2f}x nginx, {ours / results['MapProxy (gunicorn)'][0]:.1f}x MapProxy")
+
+
 def main():
+    with tempfile.TemporaryDirectory() as directory:
+        serving(directory)
     with tempfile.TemporaryDirectory() as directory:
         feature_tiles(directory)
     with tempfile.TemporaryDirectory() as directory:

@@ -126,13 +126,19 @@ enum ServeCommand: Command {
         let server: TileServer
         do { server = try TileServer(maps: maps, options: options) } catch { throw .data(error.description) }
 
-        // Signals are taken before listening, so an early Ctrl-C still stops cleanly.
+        let http: HTTPServer
+        do {
+            http = try server.start(host: arguments.values["host"], port: port, threads: threads)
+        } catch {
+            if case .badHost = error { throw .usage(error.description) }
+            throw .io(error.description)
+        }
+        // Signal sources are made only once listening: libdispatch traps when a source that
+        // was never resumed is released (as it would be on a failed start).
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         let queue = DispatchQueue(label: "tilekit.signals")
         let sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: queue) }
-        let http: HTTPServer
-        do { http = try server.start(host: arguments.values["host"], port: port, threads: threads) } catch { throw .io(error.description) }
         let shown = http.host == "0.0.0.0" ? "127.0.0.1" : http.host
         let base = "http://\(shown):\(http.port)"
         if arguments.flag("json") {

@@ -1,8 +1,41 @@
 import Synchronization
 
 /// A least-recently-used cache bounded by the bytes of its values, safe to share between
-/// threads (one lock; every operation is O(1)).
+/// threads. Keys are spread over shards, each an LRU with its own lock and an equal part of
+/// the capacity: with one lock, threads preempted while holding it made convoys that cut
+/// throughput by two thirds on two cores.
 public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    let shards: [LRUShard<Key, Value>]
+    public let capacity: Int
+
+    public init(capacity: Int, shards count: Int = 16) {
+        self.capacity = capacity
+        shards = (0..<count).map { _ in LRUShard(capacity: capacity / count) }
+    }
+
+    private func shard(_ key: Key) -> LRUShard<Key, Value> {
+        shards[Int(UInt(bitPattern: key.hashValue) % UInt(shards.count))]
+    }
+
+    public func get(_ key: Key) -> Value? { shard(key).get(key) }
+
+    public func set(_ key: Key, _ value: Value, cost: Int) { shard(key).set(key, value, cost: cost) }
+
+    public var statistics: (entries: Int, bytes: Int, hits: Int, misses: Int) {
+        var sum = (entries: 0, bytes: 0, hits: 0, misses: 0)
+        for shard in shards {
+            let s = shard.statistics
+            sum.entries += s.entries
+            sum.bytes += s.bytes
+            sum.hits += s.hits
+            sum.misses += s.misses
+        }
+        return sum
+    }
+}
+
+/// One shard: an LRU under one lock, every operation O(1).
+final class LRUShard<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     struct Node {
         var key: Key
         var value: Value?  // nil once evicted, so a free slot holds no bytes
@@ -36,15 +69,15 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         }
     }
 
-    public let capacity: Int
+    let capacity: Int
     private let state = Mutex(State())
 
     /// `capacity` in bytes (the sum of the costs given to `set`).
-    public init(capacity: Int) {
+    init(capacity: Int) {
         self.capacity = capacity
     }
 
-    public func get(_ key: Key) -> Value? {
+    func get(_ key: Key) -> Value? {
         state.withLock { s in
             guard let i = s.index[key] else { s.misses += 1; return nil }
             s.hits += 1
@@ -56,7 +89,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         }
     }
 
-    public func set(_ key: Key, _ value: Value, cost: Int) {
+    func set(_ key: Key, _ value: Value, cost: Int) {
         guard cost <= capacity else { return }
         state.withLock { s in
             if let i = s.index[key] {
@@ -84,7 +117,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         }
     }
 
-    public var statistics: (entries: Int, bytes: Int, hits: Int, misses: Int) {
+    var statistics: (entries: Int, bytes: Int, hits: Int, misses: Int) {
         state.withLock { s in (s.index.count, s.bytes, s.hits, s.misses) }
     }
 }

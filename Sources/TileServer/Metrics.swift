@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Counters for `/metrics`, in Prometheus' text format: requests by route and status, a
@@ -18,12 +19,22 @@ public final class Metrics: Sendable {
         var status: Int
     }
 
-    private let state = Mutex(State())
+    /// Counters are kept per shard, chosen by the calling thread, and summed when read:
+    /// every request records, and one lock for all made threads queue behind each other.
+    private let shards = (0..<16).map { _ in Shard() }
+
+    final class Shard: Sendable {
+        let state = Mutex(State())
+    }
 
     public init() {}
 
+    private var shard: Shard {
+        shards[Int(UInt(bitPattern: pthread_self().hashValue) % UInt(shards.count))]
+    }
+
     public func record(route: String, status: Int, seconds: Double) {
-        state.withLock { s in
+        shard.state.withLock { s in
             s.requests[RouteStatus(route: route, status: status), default: 0] += 1
             if let i = Metrics.buckets.firstIndex(where: { seconds <= $0 }) { s.bucketCounts[i] += 1 }
             s.latencySum += seconds
@@ -32,15 +43,29 @@ public final class Metrics: Sendable {
     }
 
     public func upstreamError() {
-        state.withLock { $0.upstreamErrors += 1 }
+        shard.state.withLock { $0.upstreamErrors += 1 }
     }
 
     public func count(route: String, status: Int) -> Int {
-        state.withLock { $0.requests[RouteStatus(route: route, status: status)] ?? 0 }
+        total.requests[RouteStatus(route: route, status: status)] ?? 0
+    }
+
+    /// Every shard added up.
+    private var total: State {
+        var sum = State()
+        for shard in shards {
+            let s = shard.state.withLock { $0 }
+            sum.requests.merge(s.requests, uniquingKeysWith: +)
+            for i in sum.bucketCounts.indices { sum.bucketCounts[i] += s.bucketCounts[i] }
+            sum.latencySum += s.latencySum
+            sum.latencyCount += s.latencyCount
+            sum.upstreamErrors += s.upstreamErrors
+        }
+        return sum
     }
 
     public func text(cache: (entries: Int, bytes: Int, hits: Int, misses: Int)) -> String {
-        let s = state.withLock { $0 }
+        let s = total
         var out = """
         # HELP tilekit_requests_total HTTP requests by route and status.
         # TYPE tilekit_requests_total counter

@@ -49,17 +49,27 @@ public enum Route: Equatable, Sendable {
     /// Parses a raw (still percent-encoded) path.
     public static func parse(_ rawPath: String) throws(Failure) -> Route {
         guard rawPath.hasPrefix("/") else { throw Failure(400, "the path must start with /") }
-        guard !rawPath.contains("\0") else { throw Failure(400, "NUL in the path") }
-        let lowered = rawPath.lowercased()
-        for encoded in ["%2e", "%2f", "%5c", "%00"] where lowered.contains(encoded) {
-            throw Failure(400, "encoded '.', '/', '\\' or NUL (\(encoded)) is not allowed in a path")
+        // One pass over the bytes: most paths have nothing encoded, and skip the slow checks.
+        var hasPercent = false
+        for byte in rawPath.utf8 {
+            switch byte {
+            case 0: throw Failure(400, "NUL in the path")
+            case UInt8(ascii: "\\"): throw Failure(400, "'\\' is not allowed in a path")
+            case UInt8(ascii: "%"): hasPercent = true
+            default: continue
+            }
         }
-        guard !rawPath.contains("\\") else { throw Failure(400, "'\\' is not allowed in a path") }
-        var segments = rawPath.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        var segments = rawPath.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         if segments.contains(where: { $0 == ".." || $0 == "." }) { throw Failure(400, "'.' and '..' are not allowed in a path") }
-        // Commas may come encoded (%2C) from some clients; nothing else needs decoding.
-        segments = segments.map { $0.replacingOccurrences(of: "%2C", with: ",").replacingOccurrences(of: "%2c", with: ",") }
-        guard segments.allSatisfy({ !$0.contains("%") }) else { throw Failure(400, "unexpected percent-encoding in the path") }
+        if hasPercent {
+            let lowered = rawPath.lowercased()
+            for encoded in ["%2e", "%2f", "%5c", "%00"] where lowered.contains(encoded) {
+                throw Failure(400, "encoded '.', '/', '\\' or NUL (\(encoded)) is not allowed in a path")
+            }
+            // Commas may come encoded (%2C) from some clients; nothing else needs decoding.
+            segments = segments.map { $0.replacingOccurrences(of: "%2C", with: ",").replacingOccurrences(of: "%2c", with: ",") }
+            guard segments.allSatisfy({ !$0.contains("%") }) else { throw Failure(400, "unexpected percent-encoding in the path") }
+        }
 
         switch segments.count {
         case 1 where segments[0] == "": return .index

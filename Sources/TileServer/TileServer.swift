@@ -115,7 +115,7 @@ public final class TileServer: Sendable {
               let cached = cache.get(TileKey(map: map, layer: layer ?? "", tile: tile, scale: scale, format: format)),
               let served = maps[map] else { return nil }
         return finish(request, route: layer == nil ? "tile" : "layer_tile", started: started,
-                      tileResponse(cached, served: served, layer: layer, request: request))
+                      tileResponse(cached, served: served, layer: layer, request: request), cors: served.project.cors)
     }
 
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
@@ -186,9 +186,10 @@ public final class TileServer: Sendable {
     }
 
     /// CORS, metrics and the access log, for every answer.
-    func finish(_ request: HTTPRequest, route: String, started: ContinuousClock.Instant, _ response: HTTPResponse) -> HTTPResponse {
+    func finish(_ request: HTTPRequest, route: String, started: ContinuousClock.Instant, _ response: HTTPResponse,
+                cors: String?? = nil) -> HTTPResponse {
         var response = response
-        if let origin = corsOrigin(request) { response.headers.append(("Access-Control-Allow-Origin", origin)) }
+        if let origin = cors ?? corsOrigin(request) { response.headers.append(("Access-Control-Allow-Origin", origin)) }
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         metrics.record(route: route, status: response.status, seconds: seconds)
