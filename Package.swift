@@ -27,14 +27,18 @@ let package = Package(
         cLibrary("CWebP", pkgConfig: "libwebp", apt: "libwebp-dev"),
         cLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         cLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
+        cLibrary("CJPEG", pkgConfig: "libjpeg", apt: "libjpeg62-turbo-dev"),
+        cLibrary("CTIFF", pkgConfig: "libtiff-4", apt: "libtiff-dev"),
         // Small C targets where Swift cannot call the API directly.
         .target(name: "CPNGCodec", dependencies: ["CPNG"]),  // libpng's setjmp error handling
+        .target(name: "CJPEGReader", dependencies: ["CJPEG"]),  // libjpeg's setjmp error handling, scanline reads
+        .target(name: "CTIFFReader", dependencies: ["CTIFF"]),  // variadic TIFFGetField, libtiff's stderr handler
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),  // variadic MHD_start_daemon
 
         // Pure Swift tile math: coordinates, tiles, geodesy, encoded polylines.
         .target(name: "TileMath"),
         // Images and drawing over cairo, pango and the codecs.
-        .target(name: "Canvas", dependencies: ["TileMath", "CCairo", "CPango", "CPNGCodec", "CTurboJPEG", "CWebP"]),
+        .target(name: "Canvas", dependencies: ["TileMath", "CCairo", "CPango", "CPNGCodec", "CTurboJPEG", "CWebP", "CJPEGReader", "CTIFFReader"]),
         // MBTiles 1.3 files over SQLite (the only importer of CSQLite).
         .target(name: "MBTiles", dependencies: ["TileMath", "CSQLite", "Compression"]),
         // gzip through zlib (the only importer of CZlib).
@@ -48,6 +52,8 @@ let package = Package(
         // Drawing features into tiles and images.
         .target(name: "Rendering", dependencies: ["TileMath", "Canvas", "Features", "TileSources"]),
         // The command line, as a library so it is testable.
+        // Tile pyramids from georeferenced images; stitching and splitting.
+        .target(name: "Pyramids", dependencies: ["TileMath", "Canvas", "TileSources"]),
         // map.json: reading, checking, and opening a map's layers.
         .target(name: "MapProjects", dependencies: ["TileMath", "Canvas", "TileSources", "Features", "Rendering"]),
         // HTTP/1.1 on libmicrohttpd (its only importer).
@@ -56,7 +62,7 @@ let package = Package(
         .target(name: "TileServer", dependencies: ["TileMath", "Canvas", "TileSources", "Features", "Rendering", "Compression",
                                                    "MapProjects", "HTTPServer"]),
         .target(name: "TileKitCLI", dependencies: ["TileMath", "Canvas", "TileSources", "MBTiles", "Features", "Rendering",
-                                                   "MapProjects", "TileServer", "HTTPServer"]),
+                                                   "MapProjects", "TileServer", "HTTPServer", "Pyramids"]),
         .executableTarget(name: "tilekit", dependencies: ["TileKitCLI"]),
         // Measurements for `make bench` (scripts/bench.py compares them with reference tools).
         .executableTarget(name: "tilekit-bench", dependencies: ["Canvas", "TileMath", "TileSources", "Features", "Rendering"], path: "Sources/TileKitBench"),
@@ -70,6 +76,7 @@ let package = Package(
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Features", "TileSources", "TileMath", "Canvas"], exclude: ["Goldens"]),
         .testTarget(name: "TileKitCLITests", dependencies: ["TileKitCLI", "TileMath", "TileSources", "MBTiles", "TestSupport"]),
         .testTarget(name: "TileServerTests", dependencies: ["TileServer", "MapProjects", "HTTPServer", "TileSources", "TileMath", "Canvas", "TestSupport"]),
+        .testTarget(name: "PyramidsTests", dependencies: ["Pyramids", "Canvas", "TileMath", "TileSources"]),
         .testTarget(name: "CLibrariesTests", dependencies: ["CSQLite", "CMicroHTTPDShim", "CMicroHTTPD"]),
     ],
     swiftLanguageModes: [.v6]

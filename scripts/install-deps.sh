@@ -16,6 +16,8 @@ REQUIRED=(
   "libwebp-dev:libwebp"
   "libsqlite3-dev:sqlite3"
   "libmicrohttpd-dev:libmicrohttpd"
+  "libjpeg62-turbo-dev:libjpeg"
+  "libtiff-dev:libtiff-4"
   "libjs-leaflet:-"
 )
 for extra in "$@"; do REQUIRED+=("$extra:-"); done

@@ -104,3 +104,74 @@ int tk_png_decode(const uint8_t *data, size_t length, uint8_t **pixels,
 }
 
 void tk_png_free(void *pointer) { free(pointer); }
+
+struct tk_png_reader {
+    FILE *file;
+    png_structp png;
+    png_infop info;
+    char message[256];
+};
+
+tk_png_reader *tk_png_reader_open(const char *path, uint32_t *width, uint32_t *height, int *interlaced,
+                                  char *error, size_t error_size) {
+    *interlaced = 0;
+    tk_png_reader *reader = calloc(1, sizeof *reader);
+    if (!reader) { snprintf(error, error_size, "out of memory"); return NULL; }
+    reader->file = fopen(path, "rb");
+    if (!reader->file) { snprintf(error, error_size, "cannot open"); free(reader); return NULL; }
+    unsigned char signature[8];
+    if (fread(signature, 1, 8, reader->file) != 8 || png_sig_cmp(signature, 0, 8) != 0) {
+        snprintf(error, error_size, "not a PNG file");
+        fclose(reader->file); free(reader);
+        return NULL;
+    }
+    reader->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, reader->message, tk_error, tk_warning);
+    reader->info = reader->png ? png_create_info_struct(reader->png) : NULL;
+    if (!reader->info) {
+        snprintf(error, error_size, "out of memory");
+        if (reader->png) png_destroy_read_struct(&reader->png, NULL, NULL);
+        fclose(reader->file); free(reader);
+        return NULL;
+    }
+    if (setjmp(png_jmpbuf(reader->png))) {
+        snprintf(error, error_size, "%s", reader->message);
+        png_destroy_read_struct(&reader->png, &reader->info, NULL);
+        fclose(reader->file); free(reader);
+        return NULL;
+    }
+    png_init_io(reader->png, reader->file);
+    png_set_sig_bytes(reader->png, 8);
+    png_read_info(reader->png, reader->info);
+    if (png_get_interlace_type(reader->png, reader->info) != PNG_INTERLACE_NONE) {
+        *interlaced = 1;
+        snprintf(error, error_size, "interlaced");
+        png_destroy_read_struct(&reader->png, &reader->info, NULL);
+        fclose(reader->file); free(reader);
+        return NULL;
+    }
+    // Whatever the file holds becomes 8-bit straight RGBA.
+    png_set_expand(reader->png);
+    png_set_strip_16(reader->png);
+    png_set_gray_to_rgb(reader->png);
+    png_set_add_alpha(reader->png, 0xff, PNG_FILLER_AFTER);
+    png_read_update_info(reader->png, reader->info);
+    *width = png_get_image_width(reader->png, reader->info);
+    *height = png_get_image_height(reader->png, reader->info);
+    return reader;
+}
+
+int tk_png_reader_row(tk_png_reader *reader, uint8_t *rgba, char *error, size_t error_size) {
+    if (setjmp(png_jmpbuf(reader->png))) {
+        snprintf(error, error_size, "%s", reader->message);
+        return -1;
+    }
+    png_read_row(reader->png, rgba, NULL);
+    return 0;
+}
+
+void tk_png_reader_close(tk_png_reader *reader) {
+    if (!reader) return;
+    png_destroy_read_struct(&reader->png, &reader->info, NULL);
+    fclose(reader->file);
+    free(reader);
+}

@@ -62,6 +62,7 @@ public final class MBTilesStoreWriter: TileStoreWriter {
 
     public func write(_ tile: TileID, bytes: [UInt8]) throws { try writer.write(tile, bytes: bytes) }
     public func contains(_ tile: TileID) throws -> Bool { try writer.contains(tile) }
+    public func checkpoint() throws { try writer.commit() }
 
     public func finish(metadata: TileSetMetadata) throws {
         var values = ["name": metadata.name, "minzoom": "\(metadata.minZoom)", "maxzoom": "\(metadata.maxZoom)",

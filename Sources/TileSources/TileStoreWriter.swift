@@ -11,6 +11,14 @@ public protocol TileStoreWriter: AnyObject {
     /// True when the store already holds the tile (a resumed build skips it).
     func contains(_ tile: TileID) throws -> Bool
     func finish(metadata: TileSetMetadata) throws
+    /// Makes everything written so far durable, so a build killed later keeps it.
+    func checkpoint() throws
+}
+
+extension TileStoreWriter {
+    /// Stores that write each tile durably (folders, whose files are renamed into place)
+    /// or lay out at the end (PMTiles) have nothing to do.
+    public func checkpoint() throws {}
 }
 
 /// Writes `DIR/{z}/{x}/{row}.{ext}` files, each atomically (temp file + rename), and a

@@ -27,4 +27,15 @@ int tk_png_decode(const uint8_t *data, size_t length, uint8_t **pixels,
 
 void tk_png_free(void *pointer);
 
+/// A PNG read row by row from a file, so a 16384 px scan never needs to be whole in memory.
+typedef struct tk_png_reader tk_png_reader;
+
+/// Opens `path` and reads its header. Interlaced files cannot be streamed: they return
+/// NULL with `*interlaced` set (decode those whole). NULL with `error` on failure.
+tk_png_reader *tk_png_reader_open(const char *path, uint32_t *width, uint32_t *height, int *interlaced,
+                                  char *error, size_t error_size);
+/// Reads the next row as straight RGBA (width*4 bytes). Returns 0, or -1 with `error`.
+int tk_png_reader_row(tk_png_reader *reader, uint8_t *rgba, char *error, size_t error_size);
+void tk_png_reader_close(tk_png_reader *reader);
+
 #endif

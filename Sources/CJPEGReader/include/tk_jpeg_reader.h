@@ -1,0 +1,16 @@
+// JPEG files read scanline by scanline with libjpeg(-turbo)'s classic API, so a large scan
+// is never whole in memory. libjpeg reports errors with setjmp/longjmp, which Swift cannot
+// do: every call that may fail lives here and returns a status and a message instead.
+#ifndef TK_JPEG_READER_H
+#define TK_JPEG_READER_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tk_jpeg_reader tk_jpeg_reader;
+
+/// Opens `path` and starts decompressing to RGBA. NULL with `error` on failure.
+tk_jpeg_reader *tk_jpeg_reader_open(const char *path, uint32_t *width, uint32_t *height, char *error, size_t error_size);
+/// Reads the next row as RGBA (width*4 bytes, alpha 255). Returns 0, or -1 with `error`.
+int tk_jpeg_reader_row(tk_jpeg_reader *reader, uint8_t *rgba, char *error, size_t error_size);
+void tk_jpeg_reader_close(tk_jpeg_reader *reader);
+#endif

@@ -1,0 +1,73 @@
+#include "tk_jpeg_reader.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <jpeglib.h>
+
+struct tk_error_manager {
+    struct jpeg_error_mgr base;
+    jmp_buf jump;
+    char message[JMSG_LENGTH_MAX];
+};
+
+struct tk_jpeg_reader {
+    FILE *file;
+    struct jpeg_decompress_struct info;
+    struct tk_error_manager errors;
+    int started;
+};
+
+static void tk_jpeg_error_exit(j_common_ptr info) {
+    struct tk_error_manager *errors = (struct tk_error_manager *)info->err;
+    (*info->err->format_message)(info, errors->message);
+    longjmp(errors->jump, 1);
+}
+
+static void tk_jpeg_silence(j_common_ptr info, int level) { (void)info; (void)level; }
+
+tk_jpeg_reader *tk_jpeg_reader_open(const char *path, uint32_t *width, uint32_t *height, char *error, size_t error_size) {
+    tk_jpeg_reader *reader = calloc(1, sizeof *reader);
+    if (!reader) { snprintf(error, error_size, "out of memory"); return NULL; }
+    reader->file = fopen(path, "rb");
+    if (!reader->file) { snprintf(error, error_size, "cannot open"); free(reader); return NULL; }
+    reader->info.err = jpeg_std_error(&reader->errors.base);
+    reader->errors.base.error_exit = tk_jpeg_error_exit;
+    reader->errors.base.emit_message = tk_jpeg_silence;
+    if (setjmp(reader->errors.jump)) {
+        snprintf(error, error_size, "%s", reader->errors.message);
+        jpeg_destroy_decompress(&reader->info);
+        fclose(reader->file); free(reader);
+        return NULL;
+    }
+    jpeg_create_decompress(&reader->info);
+    jpeg_stdio_src(&reader->info, reader->file);
+    jpeg_read_header(&reader->info, TRUE);
+    reader->info.out_color_space = JCS_EXT_RGBA;  // libjpeg-turbo: RGBA out, whatever the file holds
+    jpeg_start_decompress(&reader->info);
+    reader->started = 1;
+    *width = reader->info.output_width;
+    *height = reader->info.output_height;
+    return reader;
+}
+
+int tk_jpeg_reader_row(tk_jpeg_reader *reader, uint8_t *rgba, char *error, size_t error_size) {
+    if (setjmp(reader->errors.jump)) {
+        snprintf(error, error_size, "%s", reader->errors.message);
+        return -1;
+    }
+    JSAMPROW row = rgba;
+    if (jpeg_read_scanlines(&reader->info, &row, 1) != 1) {
+        snprintf(error, error_size, "the file ends early");
+        return -1;
+    }
+    return 0;
+}
+
+void tk_jpeg_reader_close(tk_jpeg_reader *reader) {
+    if (!reader) return;
+    if (setjmp(reader->errors.jump) == 0) jpeg_abort_decompress(&reader->info);
+    jpeg_destroy_decompress(&reader->info);
+    fclose(reader->file);
+    free(reader);
+}

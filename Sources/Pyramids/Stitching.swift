@@ -1,0 +1,115 @@
+import Foundation
+public import Canvas
+public import TileMath
+public import TileSources
+
+/// What `tilekit stitch` writes beside the image, so `split` (and `pyramid`) know exactly
+/// which tiles it came from.
+public struct StitchSidecar: Codable, Hashable, Sendable {
+    public var zoom: Int
+    public var minX: Int
+    public var maxX: Int
+    public var minY: Int
+    public var maxY: Int
+    public var tileSize: Int
+    /// The store the tiles came from, as given to stitch.
+    public var source: String
+    public var crs = "EPSG:3857"
+
+    enum CodingKeys: String, CodingKey {
+        case zoom, minX = "min_x", maxX = "max_x", minY = "min_y", maxY = "max_y", tileSize = "tile_size", source, crs
+    }
+
+    public init(range: TileRange, tileSize: Int, source: String) {
+        zoom = range.z
+        minX = range.minX; maxX = range.maxX; minY = range.minY; maxY = range.maxY
+        self.tileSize = tileSize
+        self.source = source
+    }
+
+    public var range: TileRange { TileRange(z: zoom, minX: minX, maxX: maxX, minY: minY, maxY: maxY) }
+
+    public static func load(_ path: String) throws(GeoreferenceError) -> StitchSidecar {
+        guard let data = FileManager.default.contents(atPath: path) else { throw .sidecar(file: path, reason: "cannot be read") }
+        let sidecar: StitchSidecar
+        do { sidecar = try JSONDecoder().decode(StitchSidecar.self, from: data) } catch {
+            throw .sidecar(file: path, reason: "not a tilekit stitch sidecar (zoom, min_x, max_x, min_y, max_y, tile_size)")
+        }
+        guard (0...TileID.maxZoom).contains(sidecar.zoom), sidecar.minX <= sidecar.maxX, sidecar.minY <= sidecar.maxY,
+              sidecar.minX >= 0, sidecar.minY >= 0, sidecar.maxX < 1 << sidecar.zoom, sidecar.maxY < 1 << sidecar.zoom,
+              [256, 512].contains(sidecar.tileSize) else {
+            throw .sidecar(file: path, reason: "the zoom, tile range or tile size is out of range")
+        }
+        return sidecar
+    }
+
+    public func encoded() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return ((try? encoder.encode(self)) ?? Data()) + Data("\n".utf8)
+    }
+
+    /// The stitched image's georeference: Web Mercator meters, exact to the tile grid.
+    public func georeference(width: Int, height: Int) throws(GeoreferenceError) -> Georeference {
+        let expected = (range.width * tileSize, range.height * tileSize)
+        guard (width, height) == expected else {
+            throw .sidecar(file: source, reason: "the image is \(width)x\(height) but the sidecar's tiles make \(expected.0)x\(expected.1)")
+        }
+        let half = Double.pi * 6_378_137
+        let pixel = 2 * half / (Double(tileSize) * pow(2, Double(zoom)))
+        return try Georeference(a: pixel, b: 0, c: -half + Double(minX * tileSize) * pixel, d: 0, e: -pixel,
+                                f: half - Double(minY * tileSize) * pixel, space: .meters, width: width, height: height)
+    }
+}
+
+/// `stitch` and `split`: a zoom of tiles as one image to paint on, and back.
+public enum Stitching {
+    /// Every tile of `range` drawn into one image (transparent where the store has none).
+    public static func stitch(_ source: any TileSource, range: TileRange, tileSize: Int) async throws -> RGBAImage {
+        let width = range.width * tileSize, height = range.height * tileSize
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        for tile in range {
+            guard let data = try await source.tile(TileRequest(tile)).data else { continue }
+            var image = try RGBAImage(decoding: data.bytes)
+            if image.width != tileSize || image.height != tileSize {
+                let canvas = try Canvas(width: tileSize, height: tileSize)
+                canvas.draw(image, x: 0, y: 0, width: Double(tileSize), height: Double(tileSize), interpolation: .best)
+                image = canvas.makeImage()
+            }
+            let ox = (tile.x - range.minX) * tileSize, oy = (tile.y - range.minY) * tileSize
+            image.pixels.withUnsafeBufferPointer { src in
+                pixels.withUnsafeMutableBufferPointer { dst in
+                    for row in 0..<tileSize {
+                        let from = row * tileSize * 4, to = ((oy + row) * width + ox) * 4
+                        for k in 0..<(tileSize * 4) { dst[to + k] = src[from + k] }
+                    }
+                }
+            }
+        }
+        return RGBAImage(width: width, height: height, pixels: pixels)
+    }
+
+    /// One tile cut from a stitched image.
+    public static func crop(_ image: RGBAImage, tile: TileID, sidecar: StitchSidecar) -> RGBAImage {
+        let size = sidecar.tileSize
+        let ox = (tile.x - sidecar.minX) * size, oy = (tile.y - sidecar.minY) * size
+        var pixels = [UInt8](repeating: 0, count: size * size * 4)
+        image.pixels.withUnsafeBufferPointer { src in
+            for row in 0..<size {
+                let from = ((oy + row) * image.width + ox) * 4
+                for k in 0..<(size * 4) { pixels[row * size * 4 + k] = src[from + k] }
+            }
+        }
+        return RGBAImage(width: size, height: size, pixels: pixels)
+    }
+
+    /// A parent drawn from its four children (top-left, top-right, bottom-left, bottom-right;
+    /// nil where none), averaged as the pyramid's lower zooms are.
+    public static func parent(from children: [RGBAImage?], size: Int) -> RGBAImage? {
+        TileWarper.average(children, size: size)
+    }
+
+    public static func isTransparent(_ image: RGBAImage) -> Bool {
+        stride(from: 3, to: image.pixels.count, by: 4).allSatisfy { image.pixels[$0] == 0 }
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+public import Canvas
+public import TileMath
+
+/// Draws one Web Mercator tile from the source image: each output pixel's centre goes to
+/// degrees or meters, then through the inverse georeference to a source position, which
+/// is sampled. Rows of a degree-based image are not evenly spaced in Mercator, so each
+/// output row finds its own latitude; nothing is assumed linear that is not.
+struct TileWarper: Sendable {
+    let georeference: Georeference
+    let resampling: Resampling
+
+    /// Where output pixel centres of `tile` fall in the source, per column and per row
+    /// (valid when the georeference has no rotation) or per pixel.
+    func sourceRows(for tile: TileID, size: Int) -> Range<Int> {
+        // The extremes of a linear map over a rectangle are at its corners.
+        let corners = [(0.0, 0.0), (Double(size), 0.0), (0.0, Double(size)), (Double(size), Double(size))]
+        let ys = corners.map { sourcePoint(tile: tile, size: size, i: $0.0, j: $0.1).1 }
+        let low = Int(ys.min()!.rounded(.down)) - resampling.radius - 1
+        let high = Int(ys.max()!.rounded(.up)) + resampling.radius + 1
+        return low..<high
+    }
+
+    /// World coordinates (degrees or meters, as the georeference's space) of a point of a tile.
+    func world(tile: TileID, size: Int, i: Double, j: Double) -> (Double, Double) {
+        let n = Double(size) * pow(2, Double(tile.z))
+        let u = (Double(tile.x * size) + i) / n, v = (Double(tile.y * size) + j) / n
+        switch georeference.space {
+        case .degrees:
+            return (u * 360 - 180, atan(sinh(.pi * (1 - 2 * v))) * 180 / .pi)
+        case .meters:
+            let half = .pi * 6_378_137.0
+            return ((u * 2 - 1) * half, (1 - v * 2) * half)
+        }
+    }
+
+    func sourcePoint(tile: TileID, size: Int, i: Double, j: Double) -> (Double, Double) {
+        let (wx, wy) = world(tile: tile, size: size, i: i, j: j)
+        let inv = georeference.inverse
+        return (inv.a * wx + inv.b * wy + inv.c, inv.d * wx + inv.e * wy + inv.f)
+    }
+
+    /// The tile, or nil when no output pixel falls on the image.
+    func render(_ tile: TileID, size: Int, rows: SourceRows) -> RGBAImage? {
+        let inv = georeference.inverse
+        let W = rows.width, H = rows.height
+        // Per column: world x; per row: world y (pixel centres).
+        var wxs = [Double](repeating: 0, count: size), wys = [Double](repeating: 0, count: size)
+        for i in 0..<size { wxs[i] = world(tile: tile, size: size, i: Double(i) + 0.5, j: 0).0 }
+        for j in 0..<size { wys[j] = world(tile: tile, size: size, i: 0, j: Double(j) + 0.5).1 }
+        var out = [UInt8](repeating: 0, count: size * size * 4)
+        var any = false
+        let rowBytes = W * 4
+        let first = rows.start
+        rows.pixels.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                var xi = [Int](), yi = [Int](), xw = [Float](), yw = [Float]()
+                if inv.b == 0 && inv.d == 0 {
+                    // Separable: source x depends on the column only, source y on the row only.
+                    var columnTaps = [(Int, [Int], [Float])?](repeating: nil, count: size)
+                    var minX = Int.max, maxX = Int.min
+                    for i in 0..<size {
+                        let sx = inv.a * wxs[i] + inv.c
+                        guard sx >= 0, sx < Double(W) else { continue }
+                        resampling.taps(sx, count: W, into: &xi, &xw)
+                        columnTaps[i] = (i, xi, xw)
+                        minX = min(minX, xi.min()!)
+                        maxX = max(maxX, xi.max()!)
+                    }
+                    guard minX <= maxX else { return }
+                    var line = [Float](repeating: 0, count: (maxX - minX + 1) * 4)
+                    for j in 0..<size {
+                        let sy = inv.e * wys[j] + inv.f
+                        guard sy >= 0, sy < Double(H) else { continue }
+                        resampling.taps(sy, count: H, into: &yi, &yw)
+                        // Vertical pass over the columns in use, premultiplied.
+                        for k in line.indices { line[k] = 0 }
+                        for (r, w) in zip(yi, yw) {
+                            let base = (r - first) * rowBytes
+                            for x in minX...maxX {
+                                let p = base + x * 4
+                                let a = Float(src[p + 3]) * w
+                                let o = (x - minX) * 4
+                                line[o] += Float(src[p]) * a
+                                line[o + 1] += Float(src[p + 1]) * a
+                                line[o + 2] += Float(src[p + 2]) * a
+                                line[o + 3] += a
+                            }
+                        }
+                        for case let (i, taps, weights)? in columnTaps {
+                            var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
+                            for (x, w) in zip(taps, weights) {
+                                let o = (x - minX) * 4
+                                r += line[o] * w; g += line[o + 1] * w; b += line[o + 2] * w; a += line[o + 3] * w
+                            }
+                            if store(r, g, b, a, at: (j * size + i) * 4, dst) { any = true }
+                        }
+                    }
+                } else {
+                    for j in 0..<size {
+                        for i in 0..<size {
+                            let sx = inv.a * wxs[i] + inv.b * wys[j] + inv.c
+                            let sy = inv.d * wxs[i] + inv.e * wys[j] + inv.f
+                            guard sx >= 0, sx < Double(W), sy >= 0, sy < Double(H) else { continue }
+                            resampling.taps(sx, count: W, into: &xi, &xw)
+                            resampling.taps(sy, count: H, into: &yi, &yw)
+                            var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
+                            for (row, wy) in zip(yi, yw) {
+                                let base = (row - first) * rowBytes
+                                for (x, wx) in zip(xi, xw) {
+                                    let p = base + x * 4
+                                    let w = wx * wy * Float(src[p + 3])
+                                    r += Float(src[p]) * w; g += Float(src[p + 1]) * w; b += Float(src[p + 2]) * w; a += w
+                                }
+                            }
+                            if store(r, g, b, a, at: (j * size + i) * 4, dst) { any = true }
+                        }
+                    }
+                }
+            }
+        }
+        return any ? RGBAImage(width: size, height: size, pixels: out) : nil
+    }
+
+    /// Un-premultiplies and stores a pixel; true when it is not fully transparent.
+    @inline(__always)
+    func store(_ r: Float, _ g: Float, _ b: Float, _ a: Float, at p: Int, _ dst: UnsafeMutableBufferPointer<UInt8>) -> Bool {
+        guard a > 0.5 else { return false }
+        let alpha = min(255, a)
+        dst[p] = UInt8(min(255, max(0, r / a + 0.5)))
+        dst[p + 1] = UInt8(min(255, max(0, g / a + 0.5)))
+        dst[p + 2] = UInt8(min(255, max(0, b / a + 0.5)))
+        dst[p + 3] = UInt8(alpha + 0.5 > 255 ? 255 : alpha + 0.5)
+        return true
+    }
+
+    /// A parent tile from its four children (any may be nil): gdal2tiles' `average`, a 2x2
+    /// box filter in premultiplied space.
+    static func average(_ children: [RGBAImage?], size: Int) -> RGBAImage? {
+        guard children.contains(where: { $0 != nil }) else { return nil }
+        var out = [UInt8](repeating: 0, count: size * size * 4)
+        let half = size / 2
+        var any = false
+        for (index, child) in children.enumerated() {
+            guard let child else { continue }
+            let ox = (index % 2) * half, oy = (index / 2) * half
+            child.pixels.withUnsafeBufferPointer { src in
+                for j in 0..<half {
+                    for i in 0..<half {
+                        var r: UInt32 = 0, g: UInt32 = 0, b: UInt32 = 0, a: UInt32 = 0
+                        for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                            let p = ((2 * j + dy) * size + 2 * i + dx) * 4
+                            let alpha = UInt32(src[p + 3])
+                            r += UInt32(src[p]) * alpha; g += UInt32(src[p + 1]) * alpha; b += UInt32(src[p + 2]) * alpha; a += alpha
+                        }
+                        guard a > 0 else { continue }
+                        let q = ((oy + j) * size + ox + i) * 4
+                        out[q] = UInt8((r + a / 2) / a); out[q + 1] = UInt8((g + a / 2) / a); out[q + 2] = UInt8((b + a / 2) / a)
+                        out[q + 3] = UInt8((a + 2) / 4)
+                        any = true
+                    }
+                }
+            }
+        }
+        return any ? RGBAImage(width: size, height: size, pixels: out) : nil
+    }
+}
