@@ -30,6 +30,7 @@ test: deps test-deps
 	python3 scripts/check-cli-against-mercantile.py $(TILEKIT_RELEASE)
 	bash scripts/check-interop.sh $(TILEKIT_RELEASE)
 	python3 scripts/check-server.py $(TILEKIT_RELEASE)
+	python3 scripts/check-pyramid.py $(TILEKIT_RELEASE)
 	$(SWIFT) test --skip-build
 
 # Regenerates the committed mercantile/geographiclib fixture (seeded: same output).

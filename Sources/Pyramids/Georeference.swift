@@ -54,7 +54,11 @@ public struct Georeference: Hashable, Sendable {
                 vy[i] += row[i] * c.latitude
             }
         }
-        guard let x = solve3(m, vx), let y = solve3(m, vy) else { throw .degenerate("the corners do not span an area") }
+        guard var x = solve3(m, vx), var y = solve3(m, vy) else { throw .degenerate("the corners do not span an area") }
+        // Rounding leaves ~1e-20 of "rotation" on an unrotated scan: snap it, so such a scan
+        // is sampled exactly as the same image given by its bounds.
+        if abs(x[1]) < 1e-12 * abs(x[0]) { x[1] = 0 }
+        if abs(y[0]) < 1e-12 * abs(y[1]) { y[0] = 0 }
         return try Georeference(a: x[0], b: x[1], c: x[2], d: y[0], e: y[1], f: y[2], space: .degrees, width: width, height: height)
     }
 
@@ -110,22 +114,27 @@ public struct Georeference: Hashable, Sendable {
         return BoundingBox(west: lons.min()!, south: lats.min()!, east: lons.max()!, north: lats.max()!)
     }
 
-    /// The image's pixel size in Web Mercator meters along x (Mercator x is linear in
-    /// longitude, so this holds at any latitude).
-    public var mercatorPixelSize: Double {
-        let step = hypot(a, d)
-        return space == .meters ? step : step * 2 * .pi * 6_378_137 / 360
+    /// The pixel size GDAL gives the image warped to Web Mercator: square pixels keeping
+    /// the diagonal (GDALSuggestedWarpOutput), in Mercator meters; and that raster's size.
+    public var mercatorRaster: (pixelSize: Double, width: Double, height: Double) {
+        if space == .meters, b == 0, d == 0 { return (abs(a), Double(width), Double(height)) }
+        let box = bounds
+        let west = MercatorPoint(Coordinate(latitude: box.south, longitude: box.west)), east = MercatorPoint(Coordinate(latitude: box.north, longitude: box.east))
+        let extentX = abs(east.easting - west.easting), extentY = abs(east.northing - west.northing)
+        let size = sqrt((extentX * extentX + extentY * extentY) / Double(width * width + height * height))
+        return (size, extentX / size, extentY / size)
     }
 
-    /// The deepest zoom whose pixels are not finer than the image's, and the zoom where the
-    /// whole image fits one tile: gdal2tiles' default zoom range.
+    /// gdal2tiles' default zooms: the deepest whose pixels are not finer than the warped
+    /// image's, down to the one where the whole image fits one tile.
     public func defaultZooms(tileSize: Int) -> ClosedRange<Int> {
         func zoom(forPixelSize size: Double) -> Int {
             let exact = log2(2 * .pi * 6_378_137 / (Double(tileSize) * size))
             return max(0, min(TileID.maxZoom, Int((exact + 1e-9).rounded(.down))))
         }
-        let top = zoom(forPixelSize: mercatorPixelSize)
-        let low = zoom(forPixelSize: mercatorPixelSize * Double(max(width, height)) / Double(tileSize))
+        let raster = mercatorRaster
+        let top = zoom(forPixelSize: raster.pixelSize)
+        let low = zoom(forPixelSize: raster.pixelSize * max(raster.width, raster.height) / Double(tileSize))
         return min(low, top)...top
     }
 
