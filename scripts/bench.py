@@ -15,6 +15,9 @@ on one core (MapProxy's MBTilesCache), and TileKit's PMTiles reads are set besid
 Snapshots: 600x400 images with 100 markers and a 200-point line over tiles from nginx,
 TileKit beside staticmap and py-staticmaps (PyPI), all in process, all encoding PNG.
 
+Pyramids: a deterministic 4096 px and 16384 px image over Central Park through `tilekit
+pyramid`, gdal2tiles and `vips dzsave --layout google`, in one run.
+
 Serving: wrk on a shuffled mix of ~1,650 cached tiles against `tilekit serve` (MBTiles),
 nginx (the same tiles as static files) and MapProxy under gunicorn (the same MBTiles).
 
@@ -371,7 +374,83 @@ def serving(directory):
     print(f"{'ratio':24} {ours / results['nginx (static files)'][0]:8.2f}x nginx, {ours / results['MapProxy (gunicorn)'][0]:.1f}x MapProxy")
 
 
+def test_image(path, size, seed=1689):
+    """A deterministic map-like RGB PNG of size x size, written a band of rows at a time
+    (a 16384 px image is 805 MB as pixels): parkland greens, water, a street grid and
+    winding paths, so tiles compress like real ones."""
+    import struct
+    import zlib
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    lakes = rng.uniform(0, size, (12, 2)), rng.uniform(size * 0.02, size * 0.08, 12)
+    with open(path, "wb") as f:
+        def chunk(kind, data):
+            f.write(struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+        f.write(b"\x89PNG\r\n\x1a\n")
+        chunk(b"IHDR", struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0))
+        compressor = zlib.compressobj(1)
+        x = np.arange(size, dtype=np.float32)
+        band = 256
+        for top in range(0, size, band):
+            y = np.arange(top, min(size, top + band), dtype=np.float32)[:, None]
+            s = size / 4096
+            green = 120 + 40 * np.sin(x / (310 * s)) * np.cos(y / (270 * s)) + 20 * np.sin((x + y) / (53 * s))
+            rgb = np.stack([green * 0.55, green, green * 0.45], axis=-1)
+            for (cx, cy), r in zip(*lakes):
+                water = (x - cx) ** 2 + (y - cy) ** 2 < r * r
+                rgb[water] = (70, 120, 190)
+            street = ((x % (512 * s)) < 6 * s) | ((y % (512 * s)) < 6 * s)
+            rgb[np.broadcast_to(street, rgb.shape[:2])] = (235, 230, 215)
+            path_mask = np.abs((y - size / 2) - size / 3 * np.sin(x / (900 * s))) < 4 * s
+            rgb[np.broadcast_to(path_mask, rgb.shape[:2])] = (150, 110, 70)
+            rows = np.clip(rgb, 0, 255).astype(np.uint8)
+            raw = np.concatenate([np.zeros((rows.shape[0], 1), np.uint8), rows.reshape(rows.shape[0], -1)], axis=1)
+            chunk(b"IDAT", compressor.compress(raw.tobytes()))
+        chunk(b"IDAT", compressor.flush())
+        chunk(b"IEND", b"")
+
+
+def pyramids(directory):
+    """The same image through `tilekit pyramid`, gdal2tiles (--xyz --processes=2) and
+    `vips dzsave --layout google` (the raw pixel grid, no warping): wall and CPU time,
+    peak memory, tiles and bytes."""
+    bounds = "-73.9819,40.7644,-73.9493,40.8006"
+    west, south, east, north = bounds.split(",")
+    for size, zooms in ((4096, "13-17"), (16384, "13-18")):
+        image = f"{directory}/park{size}.png"
+        test_image(image, size)
+        subprocess.run(["gdal_translate", "-q", "-of", "VRT", "-a_srs", "EPSG:4326", "-a_ullr", west, north, east, south, image,
+                        f"{directory}/park{size}.vrt"], check=True)
+        rows = []
+        def tally(folder):
+            count = total = 0
+            for dirpath, _, files in os.walk(folder):
+                for name in files:
+                    if name.endswith(".png"):
+                        count += 1
+                        total += os.path.getsize(os.path.join(dirpath, name))
+            return count, total
+        runs = [("tilekit pyramid", [f"{RELEASE}/tilekit", "pyramid", image, "--bounds", bounds, "--zoom", zooms, "--out", f"{directory}/tk{size}", "--quiet"], f"tk{size}"),
+                ("gdal2tiles", ["gdal2tiles.py", "--xyz", "--processes=2", "-q", "-z", zooms, f"{directory}/park{size}.vrt", f"{directory}/g2t{size}"], f"g2t{size}"),
+                ("vips dzsave", ["vips", "dzsave", image, f"{directory}/vips{size}", "--layout", "google", "--suffix", ".png"], f"vips{size}")]
+        for name, command, out in runs:
+            wall, cpu, peak = timed(command, directory)
+            count, total = tally(f"{directory}/{out}")
+            rows.append((name, wall, cpu, peak, count, total))
+            subprocess.run(["rm", "-rf", f"{directory}/{out}"])
+        print(f"\nPyramid of a {size} px PNG over Central Park, zooms {zooms} (vips: its own raw pyramid of the pixels), 2 cores")
+        print(f"{'':18} {'wall s':>7} {'CPU s':>7} {'peak MB':>8} {'tiles':>6} {'MB':>7} {'tiles/s':>8}")
+        for name, wall, cpu, peak, count, total in rows:
+            print(f"{name:18} {wall:7.2f} {cpu:7.2f} {peak / 1024:8.0f} {count:6d} {total / 1e6:7.1f} {count / wall:8.0f}")
+        ours = rows[0]
+        print(f"{'ratio, tiles/s':18} {(ours[4] / ours[1]) / (rows[1][4] / rows[1][1]):6.1f}x gdal2tiles, {(ours[4] / ours[1]) / (rows[2][4] / rows[2][1]):.1f}x vips;"
+              f" peak memory {rows[1][3] / max(ours[3], 1):.1f}x less than gdal2tiles")
+        os.remove(image)
+
+
 def main():
+    with tempfile.TemporaryDirectory() as directory:
+        pyramids(directory)
     with tempfile.TemporaryDirectory() as directory:
         serving(directory)
     with tempfile.TemporaryDirectory() as directory:
