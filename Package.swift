@@ -54,6 +54,8 @@ let package = Package(
         // The command line, as a library so it is testable.
         // Tile pyramids from georeferenced images; stitching and splitting.
         .target(name: "Pyramids", dependencies: ["TileMath", "Canvas", "TileSources"]),
+        // The location game: points of interest, encounters, warps, route playback.
+        .target(name: "Game", dependencies: ["TileMath", "Features"]),
         // map.json: reading, checking, and opening a map's layers.
         .target(name: "MapProjects", dependencies: ["TileMath", "Canvas", "TileSources", "Features", "Rendering"]),
         // HTTP/1.1 on libmicrohttpd (its only importer).
@@ -62,7 +64,7 @@ let package = Package(
         .target(name: "TileServer", dependencies: ["TileMath", "Canvas", "TileSources", "Features", "Rendering", "Compression",
                                                    "MapProjects", "HTTPServer"]),
         .target(name: "TileKitCLI", dependencies: ["TileMath", "Canvas", "TileSources", "MBTiles", "Features", "Rendering",
-                                                   "MapProjects", "TileServer", "HTTPServer", "Pyramids"]),
+                                                   "MapProjects", "TileServer", "HTTPServer", "Pyramids", "Game"]),
         .executableTarget(name: "tilekit", dependencies: ["TileKitCLI"]),
         // Measurements for `make bench` (scripts/bench.py compares them with reference tools).
         .executableTarget(name: "tilekit-bench", dependencies: ["Canvas", "TileMath", "TileSources", "Features", "Rendering"], path: "Sources/TileKitBench"),
@@ -77,6 +79,7 @@ let package = Package(
         .testTarget(name: "TileKitCLITests", dependencies: ["TileKitCLI", "TileMath", "TileSources", "MBTiles", "TestSupport"]),
         .testTarget(name: "TileServerTests", dependencies: ["TileServer", "MapProjects", "HTTPServer", "TileSources", "TileMath", "Canvas", "TestSupport"]),
         .testTarget(name: "PyramidsTests", dependencies: ["Pyramids", "Canvas", "TileMath", "TileSources"]),
+        .testTarget(name: "GameTests", dependencies: ["Game", "TileMath"]),
         .testTarget(name: "CLibrariesTests", dependencies: ["CSQLite", "CMicroHTTPDShim", "CMicroHTTPD"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import TileMath
+@testable import Game
+
+let centre = Coordinate(latitude: 40.767769, longitude: -73.971870)
+
+/// A point `meters` east (negative: west) of the centre.
+func east(_ meters: Double) -> Coordinate {
+    Geodesy.destination(from: centre, distance: abs(meters), bearing: meters >= 0 ? 90 : 270)
+}
+
+@Suite struct EncounterTests {
+    let goblin = PointOfInterest(id: "goblin", kind: .monster, coordinate: centre)  // 10 m
+
+    /// Walking east from 50 m west to 50 m east at 1 m/s, ticks every 7 s: the enter is
+    /// where the distance becomes 10 m (40 s), the exit where it passes 10 + 2 m (62 s),
+    /// whatever the tick.
+    @Test(arguments: [0.5, 1.0, 7.0])
+    func eventsAreWhereTheCircleIsCrossed(tick: Double) throws {
+        let playback = try RoutePlayback(points: [east(-50), east(50)], speed: 1)
+        let events = Simulation(playback: playback, pois: [goblin], tick: tick).events
+        #expect(events.map(\.kind) == [.enter, .exit])
+        #expect(abs(events[0].time - 40) < 0.05 && abs(events[1].time - 62) < 0.05, "\(events.map(\.time))")
+        #expect(abs(Geodesy.haversineDistance(events[0].position, centre) - 10) < 0.05)
+        #expect(abs(Geodesy.haversineDistance(events[1].position, centre) - 12) < 0.05)
+    }
+
+    /// Back and forth across the edge: one visit, no flicker, until 12 m out.
+    @Test func hysteresisStopsFlicker() {
+        var tracker = EncounterTracker(pois: [goblin])
+        var kinds = [EncounterEvent.Kind]()
+        for (t, d) in [(0.0, -20.0), (1, -9), (2, -11), (3, -9.5), (4, -11.5), (5, -9), (6, -13), (7, -9)] {
+            kinds += tracker.update(east(d), at: t).map(\.kind)
+        }
+        #expect(kinds == [.enter, .exit, .enter])
+    }
+
+    @Test func dwellDelaysTheEnterAndAShortVisitFiresNothing() throws {
+        let playback = try RoutePlayback(points: [east(-50), east(50)], speed: 1)
+        var simulation = Simulation(playback: playback, pois: [goblin], tick: 1)
+        simulation.dwell = 5
+        let events = simulation.events
+        #expect(events.first?.kind == .enter && abs(events[0].time - 45) < 0.05)
+        simulation.dwell = 30  // inside for 22 s only
+        #expect(simulation.events.isEmpty)
+    }
+
+    @Test func startingInsideEntersAtOnce() {
+        var tracker = EncounterTracker(pois: [goblin])
+        #expect(tracker.update(east(3), at: 0).map(\.kind) == [.enter])
+    }
+}
+
+@Suite struct PlaybackTests {
+    @Test func timedWaypointsSetTheLegs() throws {
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let playback = try RoutePlayback(points: [east(0), east(100), east(300)],
+                                         times: [start, start + 10, start + 30], timeWarp: 2)
+        #expect(playback.times == [0, 5, 15])
+        #expect(abs(Geodesy.haversineDistance(playback.position(at: 2.5), east(50))) < 0.5)
+        #expect(abs(Geodesy.haversineDistance(playback.position(at: 10), east(200))) < 0.5)
+        // Without times: walking speed.
+        let walk = try RoutePlayback(points: [east(0), east(140)])
+        #expect(abs(walk.duration - 100) < 0.1)
+        #expect(walk.ticks(every: 30).map(\.time) == [0, 30, 60, 90, walk.duration])
+    }
+
+    @Test func noiseIsSeeded() throws {
+        let a = try RoutePlayback(points: [east(0), east(100)], noise: 5, seed: 7).ticks(every: 10).map(\.position)
+        let b = try RoutePlayback(points: [east(0), east(100)], noise: 5, seed: 7).ticks(every: 10).map(\.position)
+        let c = try RoutePlayback(points: [east(0), east(100)], noise: 5, seed: 8).ticks(every: 10).map(\.position)
+        #expect(a == b && a != c)
+        let offsets = a.enumerated().map { Geodesy.haversineDistance($0.element, try! RoutePlayback(points: [east(0), east(100)]).position(at: Double($0.offset) * 10)) }
+        #expect(offsets.max()! < 25 && offsets.max()! > 0.1)
+    }
+}
+
+@Suite struct WarpTests {
+    @Test func warpsFollowLines() throws {
+        let stations = [
+            PointOfInterest(id: "59-lex", kind: .warp, coordinate: east(0), lines: ["4", "5", "6", "N", "R", "W"]),
+            PointOfInterest(id: "5av-59", kind: .warp, coordinate: east(500), lines: ["N", "R", "W"]),
+            PointOfInterest(id: "columbus", kind: .warp, coordinate: east(1500), lines: ["A", "B", "C", "D", "1"]),
+            PointOfInterest(id: "goblin", kind: .monster, coordinate: east(10)),
+        ]
+        let network = WarpNetwork(stations)
+        #expect(network.stations.count == 3 && network.lines["N"]?.map(\.id) == ["59-lex", "5av-59"])
+        #expect(network.destinations(from: "5av-59").map(\.id) == ["59-lex"])
+        #expect(try network.warp(from: "59-lex", to: "5av-59").id == "5av-59")
+        #expect(throws: GameDataError.self) { try network.warp(from: "5av-59", to: "columbus") }
+    }
+}
