@@ -57,12 +57,12 @@ let package = Package(
         // The location game: points of interest, encounters, warps, route playback.
         .target(name: "Game", dependencies: ["TileMath", "Features"]),
         // map.json: reading, checking, and opening a map's layers.
-        .target(name: "MapProjects", dependencies: ["TileMath", "Canvas", "TileSources", "Features", "Rendering"]),
+        .target(name: "MapProjects", dependencies: ["TileMath", "Canvas", "TileSources", "Features", "Rendering", "Game"]),
         // HTTP/1.1 on libmicrohttpd (its only importer).
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShim"]),
         // The tile server: routes, TileJSON, static images, metrics, the Leaflet viewer.
         .target(name: "TileServer", dependencies: ["TileMath", "Canvas", "TileSources", "Features", "Rendering", "Compression",
-                                                   "MapProjects", "HTTPServer"]),
+                                                   "MapProjects", "HTTPServer", "Game"]),
         .target(name: "TileKitCLI", dependencies: ["TileMath", "Canvas", "TileSources", "MBTiles", "Features", "Rendering",
                                                    "MapProjects", "TileServer", "HTTPServer", "Pyramids", "Game"]),
         .executableTarget(name: "tilekit", dependencies: ["TileKitCLI"]),

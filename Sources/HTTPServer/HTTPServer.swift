@@ -27,11 +27,22 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(String, String)]
     public var body: [UInt8]
+    /// A body produced over time (server-sent events): written chunk by chunk while the
+    /// client listens; `body` is ignored then.
+    public var stream: (@Sendable (ResponseStream) async -> Void)?
 
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    /// A streamed response: `producer` writes the body while the client listens.
+    public init(status: Int, headers: [(String, String)] = [], stream producer: @escaping @Sendable (ResponseStream) async -> Void) {
+        self.status = status
+        self.headers = headers
+        self.body = []
+        self.stream = producer
     }
 
     /// A plain-text answer: errors say what was wrong.
@@ -56,6 +67,49 @@ public enum HTTPServerError: Error, CustomStringConvertible {
     }
 }
 
+/// Where a streamed body is written. Chunks wait here until libmicrohttpd's thread takes
+/// them; `isClosed` turns true when the client has gone or the server stops.
+public final class ResponseStream: @unchecked Sendable {  // all state behind `lock`
+    private let lock = NSCondition()
+    private var chunks = [UInt8]()
+    private var finished = false
+    private var closed = false
+    weak var owner: HTTPServer.Context?
+
+    public func write(_ text: String) { write(Array(text.utf8)) }
+
+    public func write(_ bytes: [UInt8]) {
+        lock.lock()
+        if !closed { chunks += bytes }
+        lock.signal()
+        lock.unlock()
+    }
+
+    public var isClosed: Bool {
+        lock.lock(); defer { lock.unlock() }
+        return closed
+    }
+
+    func finish() {
+        lock.lock(); finished = true; lock.signal(); lock.unlock()
+    }
+
+    func close() {
+        lock.lock(); closed = true; lock.signal(); lock.unlock()
+    }
+
+    /// Up to `max` bytes; waits up to `wait` for some. Empty and true at the end.
+    func take(max: Int, wait: TimeInterval) -> ([UInt8], Bool) {
+        lock.lock(); defer { lock.unlock() }
+        if chunks.isEmpty && !finished && !closed { _ = lock.wait(until: Date(timeIntervalSinceNow: wait)) }
+        if chunks.isEmpty { return ([], finished || closed) }
+        let n = min(max, chunks.count)
+        let out = Array(chunks.prefix(n))
+        chunks.removeFirst(n)
+        return (out, false)
+    }
+}
+
 /// HTTP/1.1 with keep-alive on libmicrohttpd: an epoll loop and a pool of threads, each
 /// calling the handler for the requests of its connections.
 ///
@@ -73,6 +127,8 @@ public final class HTTPServer: Sendable {
         let maxBodyBytes: Int
         let timeout: Duration
         let inFlight = Atomic<Int>(0)
+        /// Streams being sent, closed when the server stops.
+        let streams = Mutex<[ObjectIdentifier: ResponseStream]>([:])
         init(handler: @escaping Handler, fast: FastHandler?, maxBodyBytes: Int, timeout: Duration) {
             self.handler = handler
             self.fast = fast
@@ -124,6 +180,8 @@ public final class HTTPServer: Sendable {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let listener = MHD_quiesce_daemon(daemon)
         if listener >= 0 { close(listener) }
+        // Streams end, so their pulls return and the threads can be joined.
+        for stream in context.streams.withLock({ Array($0.values) }) { stream.close() }
         let deadline = ContinuousClock.now + grace
         while context.inFlight.load(ordering: .acquiring) > 0 && ContinuousClock.now < deadline {
             usleep(10_000)
@@ -166,7 +224,7 @@ public final class HTTPServer: Sendable {
                                       headers: values(connection, MHDConstants.headers, decode: false), body: pending.body)
             response = answer(request, context)
         }
-        return queue(response, on: connection)
+        return queue(response, on: connection, context)
     }
 
     private static func answer(_ request: HTTPRequest, _ context: Context) -> HTTPResponse {
@@ -194,15 +252,58 @@ public final class HTTPServer: Sendable {
         func get() -> HTTPResponse? { lock.lock(); defer { lock.unlock() }; return value }
     }
 
-    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-        let made = response.body.withUnsafeBytes { raw in
-            MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), MHDConstants.mustCopy)
+    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer, _ context: Context) -> MHD_Result {
+        let made: OpaquePointer?
+        if let producer = response.stream {
+            made = streamed(producer, context)
+        } else {
+            made = response.body.withUnsafeBytes { raw in
+                MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), MHDConstants.mustCopy)
+            }
         }
         guard let made else { return MHDConstants.no }
         for (name, value) in response.headers { _ = MHD_add_response_header(made, name, value) }
         let result = MHD_queue_response(connection, UInt32(response.status), made)
         MHD_destroy_response(made)
         return result
+    }
+
+    /// A response whose body libmicrohttpd pulls from a `ResponseStream` that a task fills.
+    /// The pull waits in slices of 0.25 s, sending an SSE comment after 10 s of silence
+    /// (proxies drop quiet connections) and ending when the stream is closed.
+    private static func streamed(_ producer: @escaping @Sendable (ResponseStream) async -> Void, _ context: Context) -> OpaquePointer? {
+        let stream = ResponseStream()
+        stream.owner = context
+        context.streams.withLock { $0[ObjectIdentifier(stream)] = stream }
+        Task {
+            await producer(stream)
+            stream.finish()
+        }
+        let context = Unmanaged.passRetained(stream).toOpaque()
+        return MHD_create_response_from_callback(UInt64.max, 4096, { cls, _, buffer, max in
+            guard let cls, let buffer else { return -1 }
+            let stream = Unmanaged<ResponseStream>.fromOpaque(cls).takeUnretainedValue()
+            var quiet = 0.0
+            while true {
+                let (bytes, ended) = stream.take(max: max, wait: 0.25)
+                if !bytes.isEmpty {
+                    bytes.withUnsafeBytes { UnsafeMutableRawPointer(buffer).copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
+                    return bytes.count
+                }
+                if ended { return -1 }  // MHD_CONTENT_READER_END_OF_STREAM
+                quiet += 0.25
+                if quiet >= 10 {
+                    let ping = Array(": ping\n\n".utf8)
+                    ping.withUnsafeBytes { UnsafeMutableRawPointer(buffer).copyMemory(from: $0.baseAddress!, byteCount: ping.count) }
+                    return ping.count
+                }
+            }
+        }, context, { cls in
+            guard let cls else { return }
+            let stream = Unmanaged<ResponseStream>.fromOpaque(cls).takeRetainedValue()
+            stream.close()
+            _ = stream.owner?.streams.withLock { $0.removeValue(forKey: ObjectIdentifier(stream)) }
+        })
     }
 
     private static let completed: MHD_RequestCompletedCallback = { _, _, state, _ in

@@ -23,6 +23,8 @@ public struct MapProject: Sendable {
     /// `Access-Control-Allow-Origin`; nil sends none.
     public var cors: String? = "*"
     public var layers: [LayerSpec]
+    /// The location game played on this map, if any.
+    public var game: GameSpec?
     /// The folder relative paths start from.
     public var folder: URL
 
@@ -60,6 +62,8 @@ public struct LayerSpec: Sendable {
     public var maxAge: Int = 3600
     /// The encoding of drawn tiles (feature layers, generated tiles).
     public var format: ImageFormat = .png
+    /// For a feature layer's plist park: the image its overlay corners pin (relative to the plist).
+    public var overlayImage: String?
 
     public init(id: String, title: String? = nil, source: Source, isBase: Bool) {
         self.id = id
@@ -98,4 +102,22 @@ public struct ProjectProblems: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { problems.map(\.description).joined(separator: "\n") }
+}
+
+/// `"game"` in map.json: the points of interest and the routes the server can play.
+public struct GameSpec: Sendable {
+    /// Absolute path of the POI file (GeoJSON or plist).
+    public var pois: String
+    /// Route name → absolute path of its GPX file.
+    public var routes: [String: String]
+    public var speed: Double = 1.4
+    public var tick: Double = 1
+    public var timeWarp: Double = 1
+    /// A route the viewer starts playing when it opens.
+    public var autoplay: String?
+
+    public init(pois: String, routes: [String: String]) {
+        self.pois = pois
+        self.routes = routes
+    }
 }

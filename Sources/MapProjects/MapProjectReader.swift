@@ -4,6 +4,7 @@ public import TileSources
 import Canvas
 import Features
 import Rendering
+import Game
 
 /// Reads `map.json`, checking everything it can before anything is served, and collecting
 /// every problem with its JSON path instead of stopping at the first.
@@ -21,10 +22,10 @@ import Rendering
 /// ```
 public enum MapProjectReader {
     static let mapKeys: Set<String> = ["name", "title", "attribution", "center", "zoom", "minzoom", "maxzoom", "bounds",
-                                       "missing-tile", "cors", "layers", "description"]
+                                       "missing-tile", "cors", "layers", "description", "game"]
     static let layerKeys: Set<String> = ["id", "title", "type", "source", "scheme", "cache", "user-agent", "subdomains", "generator",
                                          "files", "base", "visible", "zindex", "opacity", "minzoom", "maxzoom", "native-minzoom",
-                                         "native-maxzoom", "bounds", "fallback", "replaces-base", "max-age", "format", "tile-size"]
+                                         "native-maxzoom", "bounds", "fallback", "replaces-base", "max-age", "format", "tile-size", "overlay-image"]
 
     /// Reads and checks a project; throws every problem found.
     public static func load(_ url: URL) throws(ProjectProblems) -> MapProject {
@@ -117,6 +118,7 @@ public enum MapProjectReader {
             if let value = map["missing-tile"] {
                 if case .number(let n) = value, n == 204 || n == 404 { project.missingTileStatus = Int(n) } else { fail("missing-tile", "expected 204 or 404") }
             }
+            if let value = map["game"] { project.game = game(value, "game") }
             if let value = map["cors"] {
                 switch value {
                 case .null: project.cors = nil
@@ -181,13 +183,14 @@ public enum MapProjectReader {
                 source = .remote(template: template, cache: cache, userAgent: agent)
             case "generated":
                 let name = string(o["generator"], path + ".generator") ?? "debug-grid"
-                if name != "debug-grid" { fail(path + ".generator", "\"\(name)\" is not a generator (debug-grid)") }
+                if !["debug-grid", "parchment"].contains(name) { fail(path + ".generator", "\"\(name)\" is not a generator (debug-grid, parchment)") }
                 source = .generated(name)
             case "features":
                 guard case .array(let items)? = o["files"], !items.isEmpty else {
                     fail(path + ".files", "a features layer needs a non-empty array of GeoJSON, GPX, KML or plist files")
                     return nil
                 }
+                let overlayImage = string(o["overlay-image"], path + ".overlay-image")
                 var files = [String]()
                 for (i, item) in items.enumerated() {
                     guard let text = string(item, path + ".files[\(i)]") else { continue }
@@ -197,7 +200,7 @@ public enum MapProjectReader {
                         continue
                     }
                     do {
-                        let features = try FeatureFiles.load(resolved)
+                        let features = try FeatureFiles.load(resolved, overlayImage: overlayImage)
                         _ = try FeatureRenderer.loadImages(for: features, relativeTo: URL(fileURLWithPath: resolved).deletingLastPathComponent())
                     } catch let error as FeatureError {
                         fail(path + ".files[\(i)]", error.description)
@@ -214,6 +217,7 @@ public enum MapProjectReader {
             var layer = LayerSpec(id: id, title: string(o["title"], path + ".title"), source: source,
                                   isBase: bool(o["base"], path + ".base") ?? (type == "tiles" || type == "remote"))
             layer.visible = bool(o["visible"], path + ".visible") ?? true
+            layer.overlayImage = string(o["overlay-image"], path + ".overlay-image")
             if let z = int(o["zindex"], path + ".zindex") { layer.options.zIndex = z }
             if let opacity = number(o["opacity"], path + ".opacity") {
                 if (0...1).contains(opacity) { layer.options.opacity = opacity } else { fail(path + ".opacity", "\(opacity) is out of range [0, 1]") }
@@ -239,6 +243,44 @@ public enum MapProjectReader {
             }
             if let value = o["fallback"] { layer.options.fallback = fallback(value, path + ".fallback") }
             return layer
+        }
+
+        /// `{"pois": "pois.geojson", "routes": {"game-test": "game-test.gpx"}, "speed": 1.4,
+        ///   "tick": 1, "time-warp": 1, "autoplay": "game-test"}`
+        mutating func game(_ value: JSONValue, _ path: String) -> GameSpec? {
+            guard case .object(let o) = value else { fail(path, "expected an object with pois and routes"); return nil }
+            unknownKeys(o, ["pois", "routes", "speed", "tick", "time-warp", "autoplay"], path)
+            guard let poisText = string(o["pois"], path + ".pois") else {
+                if o["pois"] == nil { fail(path + ".pois", "missing: a GeoJSON or plist of points of interest") }
+                return nil
+            }
+            let pois = resolve(poisText)
+            if !FileManager.default.fileExists(atPath: pois) {
+                fail(path + ".pois", "no such file \"\(poisText)\"")
+            } else {
+                do { _ = try PointsOfInterest.load(pois) } catch { fail(path + ".pois", "\(error)") }
+            }
+            var routes = [String: String]()
+            if case .object(let items)? = o["routes"] {
+                for (name, item) in items.sorted(by: { $0.key < $1.key }) {
+                    guard let text = string(item, path + ".routes." + name) else { continue }
+                    if !MapProjectReader.isURLName(name) { fail(path + ".routes." + name, "the route name must be letters, digits, '-' or '_'") }
+                    let file = resolve(text)
+                    if !FileManager.default.fileExists(atPath: file) { fail(path + ".routes." + name, "no such file \"\(text)\""); continue }
+                    do { _ = try RoutePlayback.load(file) } catch { fail(path + ".routes." + name, "\(error)") }
+                    routes[name] = file
+                }
+            } else if o["routes"] != nil {
+                fail(path + ".routes", "expected an object of name: GPX file")
+            }
+            var spec = GameSpec(pois: pois, routes: routes)
+            if let v = number(o["speed"], path + ".speed") { if v > 0 { spec.speed = v } else { fail(path + ".speed", "must be above 0") } }
+            if let v = number(o["tick"], path + ".tick") { if v > 0 { spec.tick = v } else { fail(path + ".tick", "must be above 0") } }
+            if let v = number(o["time-warp"], path + ".time-warp") { if v > 0 { spec.timeWarp = v } else { fail(path + ".time-warp", "must be above 0") } }
+            if let name = string(o["autoplay"], path + ".autoplay") {
+                if routes[name] == nil { fail(path + ".autoplay", "\"\(name)\" is not one of the routes") } else { spec.autoplay = name }
+            }
+            return spec
         }
 
         mutating func fallback(_ value: JSONValue, _ path: String) -> Fallback {

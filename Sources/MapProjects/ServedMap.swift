@@ -4,6 +4,7 @@ public import TileMath
 public import TileSources
 public import Features
 public import Rendering
+public import Game
 
 /// A layer ready to draw: its spec, its source behind its options, and for a feature
 /// layer the features themselves (the viewer gets them as GeoJSON).
@@ -19,6 +20,8 @@ public struct ServedMap: Sendable {
     public let project: MapProject
     public let layers: [ServedLayer]
     public let composer: TileComposer
+    /// The game's points of interest, when the map has a game.
+    public let pois: [PointOfInterest]
 
     public init(_ project: MapProject) throws {
         self.project = project
@@ -33,12 +36,13 @@ public struct ServedMap: Sendable {
                 let remote = try RemoteTileSource(template: template, metadata: TileSetMetadata(name: spec.id, format: spec.format),
                                                   options: RemoteOptions(userAgent: userAgent))
                 source = try cache.map { try CachedTileSource(upstream: remote, cachePath: $0) } ?? remote
-            case .generated:
-                source = GeneratedTileSource.debugGrid(tileSize: spec.options.tileSize ?? 256)
+            case .generated(let name):
+                source = name == "parchment" ? GeneratedTileSource.parchment(tileSize: spec.options.tileSize ?? 256)
+                    : GeneratedTileSource.debugGrid(tileSize: spec.options.tileSize ?? 256)
             case .features(let files):
                 var images = [String: RGBAImage]()
                 for file in files {
-                    let loaded = try FeatureFiles.load(file)
+                    let loaded = try FeatureFiles.load(file, overlayImage: spec.overlayImage)
                     images.merge(try FeatureRenderer.loadImages(for: loaded, relativeTo: URL(fileURLWithPath: file).deletingLastPathComponent())) { a, _ in a }
                     features += loaded
                 }
@@ -48,6 +52,7 @@ public struct ServedMap: Sendable {
             layers.append(ServedLayer(spec: spec, layer: TileLayer(name: spec.id, source: source, options: spec.options), features: features))
         }
         self.layers = layers
+        pois = try project.game.map { try PointsOfInterest.load($0.pois) } ?? []
         let base = layers.first { $0.spec.isBase && $0.spec.visible }
         composer = TileComposer(layers: layers.filter { $0.spec.visible && (!$0.spec.isBase || $0.spec.id == base?.spec.id) }.map(\.layer))
     }

@@ -18,7 +18,8 @@ public struct FeatureRenderer: Sendable {
     /// Images of image overlays, by the name the data gives (see `loadImages`).
     public var images: [String: RGBAImage] = [:]
     /// Custom renderers by the name a feature's `renderer` property gives.
-    public var renderers: [String: any OverlayRenderer] = ["shimmer": ShimmerRenderer(), "gradient": GradientPolylineRenderer()]
+    public var renderers: [String: any OverlayRenderer] = ["shimmer": ShimmerRenderer(), "gradient": GradientPolylineRenderer(),
+                                                            "hatch": HatchRenderer(), "wobbly": WobblyLineRenderer()]
 
     public init(images: [String: RGBAImage] = [:]) {
         self.images = images
@@ -37,6 +38,21 @@ public struct FeatureRenderer: Sendable {
     /// How far beyond a canvas a feature can reach and still draw on it (marker radius plus
     /// a label), in CSS pixels: tiles include features this close so nothing is cut at an edge.
     public static let reach = 96.0
+
+    /// How far these features can reach beyond a tile: the marker and label reach, widened
+    /// to the longest label (a label is drawn whole, into every tile it crosses).
+    public func reach(for features: [Feature]) -> Double {
+        let titles = Set(features.compactMap { feature -> String? in
+            guard feature.radius == nil, let title = feature.title, !title.isEmpty else { return nil }
+            switch feature.geometry {
+            case .point, .multiPoint: return title
+            default: return nil
+            }
+        })
+        guard !titles.isEmpty, let canvas = try? Canvas(width: 1, height: 1) else { return Self.reach }
+        let widest = titles.map { canvas.measureText($0, style: TextStyle(font: labelFont)).width }.max() ?? 0
+        return max(Self.reach, 14 + 4 + widest + 8)
+    }
 
     public func draw(_ features: [Feature], on canvas: Canvas, projection: MapProjection) {
         for feature in features {

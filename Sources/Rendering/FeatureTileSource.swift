@@ -5,7 +5,7 @@ public import Features
 public import TileSources
 
 /// A layer of features as a tile source, so it stacks with other layers by z-index and
-/// opacity. Each tile draws every feature within `FeatureRenderer.reach` of it, so lines,
+/// opacity. Each tile draws every feature within `reach` of it (the longest label's width), so lines,
 /// circles, markers and labels that cross a tile edge are drawn on both sides and
 /// neighbouring tiles join without a cut.
 public struct FeatureTileSource: TileSource {
@@ -15,12 +15,15 @@ public struct FeatureTileSource: TileSource {
     public let encoding: EncodingOptions
     /// Each feature's extent, to skip those far from a tile.
     private let extents: [BoundingBox?]
+    /// How far (CSS pixels) a feature can draw beyond its extent: markers and whole labels.
+    public let reach: Double
 
     public init(name: String, features: [Feature], renderer: FeatureRenderer = FeatureRenderer(),
                 tileSize: Int = 256, encoding: EncodingOptions = .png()) {
         self.features = features
         self.renderer = renderer
         self.encoding = encoding
+        reach = renderer.reach(for: features)
         extents = features.map { feature in
             switch feature.imageOverlay?.placement {
             case .box(let box): return box
@@ -42,7 +45,7 @@ public struct FeatureTileSource: TileSource {
     public func draw(_ request: TileRequest) throws(CanvasError) -> Canvas? {
         let projection = MapProjection(tile: request.tile, tileSize: metadata.tileSize, scale: Double(request.scale))
         let size = Double(metadata.tileSize * request.scale)
-        let reach = projection.bounds(width: size, height: size, margin: FeatureRenderer.reach * Double(request.scale))
+        let reach = projection.bounds(width: size, height: size, margin: self.reach * Double(request.scale))
         // Indices first: copying 4,000 features per tile to filter them cost 10% of a tile.
         let nearby = features.indices.filter { i in
             guard let extent = extents[i] else { return false }

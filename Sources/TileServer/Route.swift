@@ -18,6 +18,8 @@ public enum Route: Equatable, Sendable {
     case tile(map: String, layer: String?, TileID, scale: Int, format: ImageFormat)
     case features(map: String, layer: String)
     case staticImage(map: String, StaticRequest)
+    /// Server-sent events of a route played on the map's game.
+    case play(map: String)
 
     /// A static image: where, how big, and whether the image or its geometry as JSON.
     public struct StaticRequest: Equatable, Sendable {
@@ -100,6 +102,9 @@ public enum Route: Equatable, Sendable {
             guard tail.count == 5 else { throw Failure(404, "a layer tile is /maps/{map}/layers/{layer}/{z}/{x}/{y}.{png|jpg|webp}") }
             let (tile, scale, format) = try tileAddress(tail[2], tail[3], tail[4])
             return .tile(map: map, layer: try name(tail[1], "layer"), tile, scale: scale, format: format)
+        case "play":
+            guard tail.count == 1 else { throw Failure(404, "the game is played at /maps/{map}/play?gpx=ROUTE") }
+            return .play(map: map)
         case "features":
             guard tail.count == 2, tail[1].hasSuffix(".geojson") else { throw Failure(404, "features are at /maps/{map}/features/{layer}.geojson") }
             return .features(map: map, layer: try name(String(tail[1].dropLast(8)), "layer"))

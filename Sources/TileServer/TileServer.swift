@@ -167,6 +167,8 @@ public final class TileServer: Sendable {
             response = features(request, map: map, layer: layer)
         case .staticImage(let map, let spec):
             response = await staticImage(request, map: map, spec: spec)
+        case .play(let map):
+            response = play(request, map: map)
         }
         return finish(request, route: name, started: started, response)
     }
@@ -182,6 +184,7 @@ public final class TileServer: Sendable {
         case .tile(_, let layer, _, _, _): return layer == nil ? "tile" : "layer_tile"
         case .features: return "features"
         case .staticImage: return "static"
+        case .play: return "play"
         }
     }
 
@@ -203,7 +206,7 @@ public final class TileServer: Sendable {
         // The map the path names decides; paths outside maps allow any origin.
         if case .some(let route) = try? Route.parse(request.path) {
             switch route {
-            case .tile(let m, _, _, _, _), .tileJSON(let m, _), .features(let m, _), .staticImage(let m, _), .viewer(let m):
+            case .tile(let m, _, _, _, _), .tileJSON(let m, _), .features(let m, _), .staticImage(let m, _), .viewer(let m), .play(let m):
                 return maps[m]?.project.cors
             default: return "*"
             }

@@ -32,6 +32,11 @@ enum Viewer {
             config["debugTiles"] = "/maps/\(name)/layers/\(base.spec.id)/{z}/{x}/{y}.\(base.spec.format.fileExtension)"
         }
         if let a = project.attribution { config["attribution"] = a }
+        if let game = project.game {
+            var g: [String: Any] = ["routes": game.routes.keys.sorted(), "play": "/maps/\(name)/play"]
+            if let autoplay = game.autoplay { g["autoplay"] = autoplay }
+            config["game"] = g
+        }
         let json = (try? JSONSerialization.data(withJSONObject: config, options: [.sortedKeys, .withoutEscapingSlashes]))
             .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return """
@@ -69,7 +74,8 @@ enum Viewer {
     .tk-hit { cursor: pointer; }
     .tk-popup-title { font-weight: bold; }
     .tk-popup-subtitle { color: #555; }
-    .tk-locate { background: #fff; padding: 4px 8px; cursor: pointer; font: 13px sans-serif; }
+    .tk-locate, .tk-play { background: #fff; padding: 4px 8px; cursor: pointer; font: 13px sans-serif; }
+    .tk-encounter { font-weight: bold; }
 
     """
 
@@ -196,6 +202,48 @@ enum Viewer {
         if (!me) me = L.marker([lat, lon], { icon: hero, title: "Hero" }).addTo(map); else me.setLatLng([lat, lon]);
         return me;
       };
+
+      // The game: the server plays a route as server-sent events; the hero walks it and
+      // each encounter opens a popup where it happened.
+      window.tilekitEncounters = [];
+      window.tilekitPositions = 0;
+      var playing = null;
+      function play(route) {
+        if (playing) playing.close();
+        var source = new EventSource(config.game.play + "?gpx=" + encodeURIComponent(route));
+        playing = source;
+        source.addEventListener("position", function (e) {
+          var d = JSON.parse(e.data);
+          window.tilekitPositions += 1;
+          window.tilekitHero(d.lat, d.lon);
+        });
+        source.addEventListener("enter", function (e) {
+          var d = JSON.parse(e.data);
+          window.tilekitEncounters.push(d);
+          var box = document.createElement("div");
+          box.className = "tk-encounter";
+          box.textContent = (d.title || d.poi) + " · " + d.kind;
+          L.popup({ autoClose: false, closeOnClick: false }).setLatLng([d.lat, d.lon]).setContent(box).openOn(map);
+        });
+        source.addEventListener("end", function () { source.close(); playing = null; });
+        source.onerror = function () { if (source.readyState === 2) playing = null; };
+      }
+      window.tilekitPlay = play;
+      if (config.game) {
+        var Play = L.Control.extend({
+          onAdd: function () {
+            var bar = L.DomUtil.create("div", "leaflet-bar");
+            config.game.routes.forEach(function (route) {
+              var button = L.DomUtil.create("div", "tk-play", bar);
+              button.textContent = "\u25B6 " + route;
+              L.DomEvent.on(button, "click", function (e) { L.DomEvent.stop(e); play(route); });
+            });
+            return bar;
+          }
+        });
+        new Play({ position: "bottomleft" }).addTo(map);
+        if (config.game.autoplay) play(config.game.autoplay);
+      }
     })();
 
     """#

@@ -38,4 +38,42 @@ public struct GeneratedTileSource: TileSource {
                                              color: color, halo: Halo(color: .white, width: 2 * scale)))
         }
     }
+
+    /// Old paper: a warm ground with fibres and stains, seamless across tiles (the texture is
+    /// a function of world pixels at each zoom), the same every time.
+    public static func parchment(tileSize: Int = 256) -> GeneratedTileSource {
+        GeneratedTileSource(metadata: TileSetMetadata(name: "parchment", minZoom: 0, maxZoom: TileID.maxZoom, tileSize: tileSize),
+                            encoding: .jpeg(quality: 88)) { canvas, request in
+            let size = canvas.width
+            let ox = request.tile.x * size, oy = request.tile.y * size
+            func hash(_ x: Int, _ y: Int) -> Double {
+                var h = UInt64(bitPattern: Int64(x)) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(bitPattern: Int64(y)) &* 0xC2B2_AE3D_27D4_EB4F
+                h ^= h >> 29; h = h &* 0xBF58_476D_1CE4_E5B9; h ^= h >> 32
+                return Double(h & 0xFFFF) / 65535
+            }
+            func smooth(_ x: Int, _ y: Int, _ cell: Int) -> Double {
+                let cx = Int((Double(x) / Double(cell)).rounded(.down)), cy = Int((Double(y) / Double(cell)).rounded(.down))
+                let fx = Double(x - cx * cell) / Double(cell), fy = Double(y - cy * cell) / Double(cell)
+                let sx = fx * fx * (3 - 2 * fx), sy = fy * fy * (3 - 2 * fy)
+                let top = hash(cx, cy) * (1 - sx) + hash(cx + 1, cy) * sx
+                let bottom = hash(cx, cy + 1) * (1 - sx) + hash(cx + 1, cy + 1) * sx
+                return top * (1 - sy) + bottom * sy
+            }
+            var pixels = [UInt8](repeating: 255, count: size * size * 4)
+            for j in 0..<size {
+                for i in 0..<size {
+                    let x = ox + i, y = oy + j
+                    let stain = smooth(x, y, 96) * 0.6 + smooth(x, y, 23) * 0.4
+                    let grain = hash(x, y) - 0.5
+                    let fibre = smooth(x * 3, y / 2, 9) - 0.5
+                    let shade = -18 * stain + 7 * grain + 5 * fibre
+                    let p = (j * size + i) * 4
+                    pixels[p] = UInt8(max(0, min(255, 240 + shade)))
+                    pixels[p + 1] = UInt8(max(0, min(255, 226 + shade * 1.05)))
+                    pixels[p + 2] = UInt8(max(0, min(255, 190 + shade * 1.2)))
+                }
+            }
+            canvas.draw(RGBAImage(width: size, height: size, pixels: pixels), x: 0, y: 0, width: Double(size), height: Double(size))
+        }
+    }
 }

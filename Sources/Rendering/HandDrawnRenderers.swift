@@ -1,0 +1,88 @@
+import Foundation
+public import Canvas
+public import TileMath
+public import Features
+
+/// Water as a cartographer's pen draws it: a pale wash, diagonal hatching, an ink edge.
+/// The hatching is anchored to world pixels, so it runs on across tile edges.
+public struct HatchRenderer: OverlayRenderer {
+    public var spacing: Double
+
+    public init(spacing: Double = 6) {
+        self.spacing = spacing
+    }
+
+    public func draw(_ feature: Feature, on canvas: Canvas, projection: MapProjection) {
+        let rings: [[Coordinate]]
+        switch feature.geometry {
+        case .polygon(let r): rings = r
+        case .multiPolygon(let polygons): rings = polygons.flatMap { $0 }
+        default: return
+        }
+        let scale = projection.scale
+        let path = Path.polygon(rings.map { $0.map(projection.point(for:)) })
+        let ink = feature.style.stroke ?? Color(hex: "#3d5a80")!
+        canvas.fill(path, with: .color((feature.style.fill ?? Color(hex: "#c9dbe6")!).withAlpha(feature.style.fillOpacity ?? 0.9)), rule: .evenOdd)
+        let step = spacing * scale
+        let size = Double(max(canvas.width, canvas.height))
+        // Lines x - y = k·step in world pixels, shifted into this canvas.
+        let shift = (projection.origin.x - projection.origin.y).truncatingRemainder(dividingBy: step)
+        canvas.withClip(path, rule: .evenOdd) {
+            var lines = [Path]()
+            var k = -size - shift
+            while k < size {
+                lines.append(.polyline([PixelPoint(x: k, y: 0), PixelPoint(x: k + size, y: size)]))
+                k += step
+            }
+            for line in lines { canvas.stroke(line, with: .color(ink.withAlpha(0.55)), style: StrokeStyle(width: 0.8 * scale)) }
+        }
+        canvas.stroke(path, with: .color(ink), style: StrokeStyle(width: (feature.style.strokeWidth ?? 1.6) * scale, join: .round))
+    }
+}
+
+/// A path drawn by hand: the line wanders a little either side of its true course, the
+/// same way in every tile (the wobble is a function of world position, not of the tile).
+public struct WobblyLineRenderer: OverlayRenderer {
+    public var amplitude: Double
+    public var wavelength: Double
+
+    public init(amplitude: Double = 1.4, wavelength: Double = 23) {
+        self.amplitude = amplitude
+        self.wavelength = wavelength
+    }
+
+    public func draw(_ feature: Feature, on canvas: Canvas, projection: MapProjection) {
+        let lines: [[Coordinate]]
+        switch feature.geometry {
+        case .lineString(let cs): lines = [cs]
+        case .multiLineString(let ls): lines = ls
+        case .polygon(let rings): lines = rings
+        case .multiPolygon(let polygons): lines = polygons.flatMap { $0 }
+        default: return
+        }
+        let scale = projection.scale
+        let style = StrokeStyle(width: (feature.style.strokeWidth ?? 1.5) * scale, cap: .round, join: .round,
+                                dash: (feature.style.dash ?? []).map { $0 * scale })
+        let ink = (feature.style.stroke ?? Color(hex: "#5b3a1e")!).withAlpha(feature.style.strokeOpacity ?? 1)
+        for line in lines {
+            let points = line.map(projection.point(for:))
+            guard points.count >= 2 else { continue }
+            var wobbly = [PixelPoint]()
+            for (a, b) in zip(points, points.dropFirst()) {
+                let dx = b.x - a.x, dy = b.y - a.y, length = hypot(dx, dy)
+                let steps = max(1, Int(length / (6 * scale)))
+                let nx = length > 0 ? -dy / length : 0, ny = length > 0 ? dx / length : 0
+                for i in 0..<steps {
+                    let f = Double(i) / Double(steps)
+                    let x = a.x + dx * f, y = a.y + dy * f
+                    // World-pixel phase: tiles agree on the wobble along a shared edge.
+                    let wx = (x + projection.origin.x) / scale, wy = (y + projection.origin.y) / scale
+                    let offset = amplitude * scale * (sin((wx + wy) / wavelength) + 0.5 * sin((wx - 2 * wy) / (wavelength * 0.43)))
+                    wobbly.append(PixelPoint(x: x + nx * offset, y: y + ny * offset))
+                }
+            }
+            wobbly.append(points.last!)
+            canvas.stroke(.polyline(wobbly), with: .color(ink), style: style)
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import TileMath
+import Game
+import MapProjects
+import HTTPServer
+
+extension TileServer {
+    /// `/maps/{map}/play?gpx=ROUTE[&time-warp=N][&loop=1]`: the route walked in real time as
+    /// server-sent events: `position` every tick, `enter` and `exit` at encounters (with the
+    /// point's title), `end` when the route is done.
+    func play(_ request: HTTPRequest, map name: String) -> HTTPResponse {
+        guard let map = maps[name] else { return .text(404, "no map \"\(name)\"") }
+        guard let game = map.project.game else { return .text(404, "map \"\(name)\" has no game") }
+        guard let routeName = request.query["gpx"] ?? game.autoplay ?? game.routes.keys.sorted().first, let file = game.routes[routeName] else {
+            return .text(404, "map \"\(name)\" has no route \"\(request.query["gpx"] ?? "")\" (routes: \(game.routes.keys.sorted().joined(separator: ", ")))")
+        }
+        var warp = game.timeWarp
+        if let text = request.query["time-warp"] {
+            guard let value = Double(text), (0.1...1000).contains(value) else { return .text(400, "time-warp \"\(text)\" is not a number in 0.1-1000") }
+            warp = value
+        }
+        let simulation: Simulation
+        do {
+            simulation = Simulation(playback: try RoutePlayback.load(file, speed: game.speed, timeWarp: warp), pois: map.pois, tick: game.tick / warp)
+        } catch {
+            return .text(500, "route \(routeName): \(error)")
+        }
+        let loop = request.query["loop"] == "1"
+        return HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no")]) { stream in
+            stream.write("retry: 3000\n\n")
+            var lap = 0.0
+            repeat {
+                let started = ContinuousClock.now
+                for step in simulation.steps(offset: lap) {
+                    if stream.isClosed { return }
+                    switch step {
+                    case .position(let time, let p):
+                        let due = started + .milliseconds(Int((time - lap) * 1000))
+                        if due > ContinuousClock.now { try? await Task.sleep(until: due) }
+                        stream.write(String(format: "event: position\ndata: {\"t\":%.3f,\"lon\":%.7f,\"lat\":%.7f}\n\n", time, p.longitude, p.latitude))
+                    case .encounter(let event):
+                        var line = Simulation.jsonLine(event)
+                        if let title = event.poi.title {
+                            let escaped = title.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                            line = String(line.dropLast()) + ",\"title\":\"\(escaped)\"}"
+                        }
+                        stream.write("event: \(event.kind.rawValue)\ndata: \(line)\n\n")
+                    }
+                }
+                stream.write("event: end\ndata: {\"route\":\"\(routeName)\"}\n\n")
+                lap += simulation.playback.duration + simulation.tick
+            } while loop && !stream.isClosed
+        }
+    }
+}
