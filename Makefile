@@ -17,9 +17,17 @@ test-deps:
 build: deps
 	$(SWIFT) build -c release --product tilekit
 
-# Until the MapQuest demo lands: render the sample map and print its path.
+# The MapQuest demo: prepares the three example maps from Debian and PyPI data (once; a
+# second run reuses them) and serves them. Open the printed URL; Ctrl-C stops.
+DEMO_PORT ?= 8080
 demo: build
-	@$(TILEKIT_RELEASE) sample -o out/sample-map.png
+	@bash scripts/install-deps.sh osmium-tool gdal-bin
+	@python3 scripts/prepare-examples.py $(TILEKIT_RELEASE)
+	@echo ""
+	@echo "  TileKit demo: open http://127.0.0.1:$(DEMO_PORT)/maps/central-park/  (the hero walks the Game Test route)"
+	@echo "  also /maps/historic-overlay/ and /maps/magic-mountain/; Ctrl-C stops."
+	@echo ""
+	@$(TILEKIT_RELEASE) serve Examples/central-park/map.json Examples/historic-overlay/map.json Examples/magic-mountain/map.json --port $(DEMO_PORT) --quiet
 
 # The cross-checks against reference tools run first so that swift test's summary is the last line.
 # The command-line checks use the release build: what users run, and where the optimizer
@@ -31,6 +39,7 @@ test: deps test-deps
 	bash scripts/check-interop.sh $(TILEKIT_RELEASE)
 	python3 scripts/check-server.py $(TILEKIT_RELEASE)
 	python3 scripts/check-pyramid.py $(TILEKIT_RELEASE)
+	python3 scripts/check-examples.py $(TILEKIT_RELEASE)
 	$(SWIFT) test --skip-build
 
 # Regenerates the committed mercantile/geographiclib fixture (seeded: same output).

@@ -24,17 +24,10 @@ import time
 import numpy as np
 from PIL import Image, ImageDraw
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import check, summary  # noqa: E402
+
 BOUNDS = "-73.9819,40.7644,-73.9493,40.8006"
-FAILURES = []
-CHECKS = 0
-
-
-def check(name, condition, detail=""):
-    global CHECKS
-    CHECKS += 1
-    print(("ok   " if condition else "FAIL ") + name + ("" if condition else f" {detail}"))
-    if not condition:
-        FAILURES.append(name)
 
 
 def run(*command, cwd):
@@ -169,8 +162,7 @@ def main():
                 subprocess.run(["umount", tiny])
         else:
             print("skip a full disk (cannot mount a small tmpfs here)")
-    print(f"{CHECKS - len(FAILURES)}/{CHECKS} pyramid checks passed")
-    return 1 if FAILURES else 0
+    return summary("pyramid")
 
 
 if __name__ == "__main__":

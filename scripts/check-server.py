@@ -23,21 +23,10 @@ import time
 import jsonschema
 from PIL import Image, ImageChops, ImageStat
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import check, summary  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FAILURES = []
-CHECKS = 0
-
-
-def check(name, condition, detail=""):
-    global CHECKS
-    CHECKS += 1
-    if condition:
-        print(f"ok   {name}")
-    else:
-        FAILURES.append(name)
-        print(f"FAIL {name} {detail}")
-
-
 def make_project(tilekit, folder):
     """A map.json with an MBTiles base (z13-15 over the park, one drawn picture for every
     tile), a generated debug grid, and the README's every-overlay feature layer."""
@@ -259,8 +248,7 @@ def main():
         log = open(os.path.join(folder, "access.log")).read()
         check("SIGTERM stops the server cleanly", code == 0 and "stopping" in log, code)
         check("access log lines", "GET /maps/park/15/9650/12314.png 200" in log)
-    print(f"{CHECKS - len(FAILURES)}/{CHECKS} server checks passed")
-    return 1 if FAILURES else 0
+    return summary("server")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
 # staticmap from PyPI; Chromium and its driver (Debian) with selenium, jsonschema and Pillow
 # (PyPI) for the server's end-to-end checks; numpy to compare pyramids with gdal2tiles'.
 set -euo pipefail
-bash "$(dirname "$0")/install-deps.sh" gdal-bin chromium chromium-driver
+bash "$(dirname "$0")/install-deps.sh" gdal-bin chromium chromium-driver osmium-tool
 
 need=()
 python3 -c "import mercantile" 2>/dev/null || need+=("mercantile==1.2.1")
@@ -16,9 +16,10 @@ python3 -c "import selenium" 2>/dev/null || need+=("selenium==4.27.1")
 python3 -c "import jsonschema" 2>/dev/null || need+=("jsonschema==4.26.0")
 python3 -c "import PIL" 2>/dev/null || need+=("pillow==13.0.0")
 python3 -c "import numpy" 2>/dev/null || need+=("numpy==2.4.6")
+python3 -c "import gpxpy" 2>/dev/null || need+=("gpxpy==1.6.2")
 if ((${#need[@]})); then
   echo "tilekit: installing from PyPI: ${need[*]}"
   python3 -m pip install -q --disable-pip-version-check "${need[@]}" 2>&1 | grep -v "Running pip as the 'root' user" || true
 fi
-python3 -c "import mercantile, pmtiles.writer, xyzservices, staticmap, selenium, jsonschema, PIL, numpy" || { echo "error: could not install ${need[*]} from PyPI" >&2; exit 1; }
+python3 -c "import mercantile, pmtiles.writer, xyzservices, staticmap, selenium, jsonschema, PIL, numpy, gpxpy" || { echo "error: could not install ${need[*]} from PyPI" >&2; exit 1; }
 command -v mb-util >/dev/null 2>&1 || { echo "error: mb-util (PyPI mbutil) is not on PATH" >&2; exit 1; }

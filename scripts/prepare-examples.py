@@ -196,7 +196,9 @@ def historic_overlay(tilekit):
     def schagen(out):
         debs = os.path.join(DATA, "debs")
         os.makedirs(debs, exist_ok=True)
-        run("apt-get", "download", "marble-qt-data", cwd=debs)
+        if subprocess.run(["apt-get", "download", "marble-qt-data"], cwd=debs, capture_output=True).returncode != 0:
+            run("apt-get", "update", "-q")  # a fresh machine may have no package lists yet
+            run("apt-get", "download", "marble-qt-data", cwd=debs)
         deb = sorted(glob.glob(os.path.join(debs, "marble-qt-data_*.deb")))[-1]
         unpacked = os.path.join(debs, "marble")
         run("dpkg", "-x", deb, unpacked)
