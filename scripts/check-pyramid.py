@@ -90,14 +90,44 @@ def main():
         check("four corners give the same tiles as --bounds", mbtiles(os.path.join(d, "corners.mbtiles")) == b)
         os.remove(os.path.join(d, "park.pgw"))
 
+        # Other stores, layouts, sizes and resamplings.
+        pm = run(tilekit, "pyramid", "park.png", "--bounds", BOUNDS, "--out", "park.pmtiles", "--quiet", cwd=d)
+        from pmtiles.reader import MmapSource, Reader, all_tiles
+        with open(os.path.join(d, "park.pmtiles"), "rb") as f:
+            count = sum(1 for _ in all_tiles(Reader(MmapSource(f)).get_bytes))
+        check(f"PMTiles output (built as MBTiles, laid out at the end): the pmtiles package reads all {count} tiles",
+              pm.returncode == 0 and count == len(b) and not os.path.exists(os.path.join(d, ".park.partial.mbtiles")), pm.stderr)
+        tms = run(tilekit, "pyramid", "park.png", "--bounds", BOUNDS, "--out", "tms", "--scheme", "tms", "--quiet", cwd=d)
+        flipped = {f"{z}/{x}/{(1 << int(z)) - 1 - int(y.split('.')[0])}.png" for z, x, y in (k.split("/") for k in folder_tiles(os.path.join(d, "tms")))}
+        check("a TMS folder holds the same tiles, rows flipped", tms.returncode == 0 and flipped == set(mine))
+        big = run(tilekit, "pyramid", "park.png", "--bounds", BOUNDS, "--out", "t512.mbtiles", "--tile-size", "512", "--json", cwd=d)
+        sizes = {Image.open(__import__("io").BytesIO(blob)).size for blob in mbtiles(os.path.join(d, "t512.mbtiles")).values()}
+        check("512 px tiles, one zoom fewer at the top", big.returncode == 0 and sizes == {(512, 512)} and f'"maxzoom":{zooms[-1] - 1}' in big.stdout, (sizes, big.stdout))
+        for resampling in ("bicubic", "lanczos"):
+            other = run(tilekit, "pyramid", "park.png", "--bounds", BOUNDS, "--out", f"{resampling}.mbtiles", "--resampling", resampling, "--quiet", cwd=d)
+            check(f"{resampling} resampling gives the same tile set", other.returncode == 0 and len(mbtiles(os.path.join(d, f"{resampling}.mbtiles"))) == len(b))
+        direct = run(tilekit, "pyramid", "park.png", "--bounds", BOUNDS, "--out", "direct.mbtiles", "--lower", "resample", "--quiet", cwd=d)
+        check("lower zooms sampled from the image give the same tile set", direct.returncode == 0 and set(mbtiles(os.path.join(d, "direct.mbtiles"))) == set(b))
+
         # Killed mid-way, then resumed.
         run(tilekit, "sample", "-o", "big.png", "--size", "4096x4096", cwd=d)
         whole = run(tilekit, "pyramid", "big.png", "--bounds", BOUNDS, "--zoom", "12-18", "--out", "whole.mbtiles", "--quiet", cwd=d)
         check("a 4096 px image to z18", whole.returncode == 0, whole.stderr)
         process = subprocess.Popen([tilekit, "pyramid", "big.png", "--bounds", BOUNDS, "--zoom", "12-18", "--out", "resumed.mbtiles", "--quiet"], cwd=d)
-        time.sleep(1.0)
+        # Kill it once some rows are committed (polling the partial store), well before the end.
+        partial_path = os.path.join(d, ".resumed.partial.mbtiles")
+        deadline = time.time() + 30
+        while time.time() < deadline and process.poll() is None:
+            try:
+                if os.path.exists(partial_path) and sqlite3.connect(f"file:{partial_path}?mode=ro", uri=True, timeout=0.1).execute("SELECT count(*) FROM map").fetchone()[0] >= 150:
+                    break
+            except sqlite3.Error:
+                pass
+            time.sleep(0.01)
+        finished_early = process.poll() is not None
         process.send_signal(signal.SIGKILL)
         process.wait()
+        check("the build was killed mid-way", not finished_early)
         partial = os.path.join(d, ".resumed.partial.mbtiles")
         kept = len(mbtiles(partial)) if os.path.exists(partial) else -1
         check(f"SIGKILL leaves no final store and a valid partial one ({kept} tiles kept)", not os.path.exists(os.path.join(d, "resumed.mbtiles")) and kept >= 0)

@@ -1,13 +1,73 @@
 import Foundation
 public import Canvas
 
+/// Decodes rows ahead on a thread of its own, up to `capacity` bytes, so decoding the image
+/// (one core, sequential) overlaps drawing and encoding the tiles (the other core).
+final class RowPrefetcher: @unchecked Sendable {  // all state behind `condition`
+    private let condition = NSCondition()
+    private var rows: [[UInt8]] = []
+    private var failure: CanvasError?
+    private var stopped = false
+    private let limit: Int
+    let width: Int
+    let height: Int
+
+    init(path: String, capacity: Int = 48 << 20) throws(CanvasError) {
+        // Handed to the decoding thread, which alone uses it from then on.
+        nonisolated(unsafe) let reader = try ImageRowReader(path: path)
+        width = reader.width
+        height = reader.height
+        limit = max(8, capacity / (reader.width * 4))
+        let thread = Thread { [self] in
+            for _ in 0..<reader.height {
+                var row = [UInt8](repeating: 0, count: reader.width * 4)
+                do {
+                    try row.withUnsafeMutableBufferPointer { buffer throws(CanvasError) in try reader.readRow(into: buffer.baseAddress!) }
+                } catch let error as CanvasError {
+                    condition.lock(); failure = error; condition.broadcast(); condition.unlock()
+                    return
+                } catch {
+                    condition.lock(); failure = .file(path: path, underlying: "\(error)"); condition.broadcast(); condition.unlock()
+                    return
+                }
+                condition.lock()
+                while rows.count >= limit && !stopped { condition.wait() }
+                if stopped { condition.unlock(); return }
+                rows.append(row)
+                condition.broadcast()
+                condition.unlock()
+            }
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// The next row, waiting for it if needed.
+    func next() throws(CanvasError) -> [UInt8] {
+        condition.lock()
+        defer { condition.unlock() }
+        while rows.isEmpty && failure == nil { condition.wait() }
+        if rows.isEmpty, let failure { throw failure }
+        let row = rows.removeFirst()
+        condition.broadcast()
+        return row
+    }
+
+    func stop() {
+        condition.lock(); stopped = true; condition.broadcast(); condition.unlock()
+    }
+
+    deinit { stop() }
+}
+
 /// A window of consecutive rows of the source image, read forward as the pyramid walks
 /// down the map: only the rows the current band of tiles needs are in memory.
 public final class SourceRows: @unchecked Sendable {  // read-only while tiles are sampled; moved only between bands
     public let path: String
     public let width: Int
     public let height: Int
-    private var reader: ImageRowReader
+    private var reader: RowPrefetcher
+    private var nextRow = 0
     /// Rows `start ..< start + count` as straight RGBA.
     private(set) var start = 0
     private(set) var count = 0
@@ -15,10 +75,12 @@ public final class SourceRows: @unchecked Sendable {  // read-only while tiles a
 
     public init(path: String) throws(CanvasError) {
         self.path = path
-        reader = try ImageRowReader(path: path)
+        reader = try RowPrefetcher(path: path)
         width = reader.width
         height = reader.height
     }
+
+    deinit { reader.stop() }
 
     /// Makes rows `range` (clamped to the image) available, reading forward; going back
     /// reopens the file.
@@ -27,7 +89,9 @@ public final class SourceRows: @unchecked Sendable {  // read-only while tiles a
         guard !wanted.isEmpty else { return }
         let rowBytes = width * 4
         if wanted.lowerBound < start {
-            reader = try ImageRowReader(path: path)
+            reader.stop()
+            reader = try RowPrefetcher(path: path)
+            nextRow = 0
             start = 0
             count = 0
             pixels = []
@@ -39,19 +103,19 @@ public final class SourceRows: @unchecked Sendable {  // read-only while tiles a
             start += drop
             count -= drop
         }
-        if count == 0 { start = reader.nextRow }
+        if count == 0 { start = nextRow }
         // Skip rows between what the reader is at and the window (nothing kept).
-        var scratch = [UInt8](repeating: 0, count: rowBytes)
-        while reader.nextRow < wanted.lowerBound {
-            try scratch.withUnsafeMutableBufferPointer { buffer throws(CanvasError) in try reader.readRow(into: buffer.baseAddress!) }
-            start = reader.nextRow
+        while nextRow < wanted.lowerBound {
+            _ = try reader.next()
+            nextRow += 1
+            start = nextRow
         }
-        while reader.nextRow < wanted.upperBound {
-            let offset = pixels.count
-            pixels.append(contentsOf: repeatElement(0, count: rowBytes))
-            try pixels.withUnsafeMutableBufferPointer { buffer throws(CanvasError) in try reader.readRow(into: buffer.baseAddress! + offset) }
+        while nextRow < wanted.upperBound {
+            pixels.append(contentsOf: try reader.next())
+            nextRow += 1
             count += 1
         }
+        _ = rowBytes
     }
 
     /// True when every row of `range` (clamped) is in the window.
