@@ -12,7 +12,7 @@ final class RowPrefetcher: @unchecked Sendable {  // all state behind `condition
     let width: Int
     let height: Int
 
-    init(path: String, capacity: Int = 48 << 20) throws(CanvasError) {
+    init(path: String, capacity: Int = 16 << 20) throws(CanvasError) {
         // Handed to the decoding thread, which alone uses it from then on.
         nonisolated(unsafe) let reader = try ImageRowReader(path: path)
         width = reader.width
