@@ -91,3 +91,35 @@ func east(_ meters: Double) -> Coordinate {
         #expect(throws: GameDataError.self) { try network.warp(from: "5av-59", to: "columbus") }
     }
 }
+
+@Suite struct PointsOfInterestTests {
+    @Test func fromGeoJSONAndPlist() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tilekit-pois-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let geojson = folder.appendingPathComponent("pois.geojson")
+        try Data(#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[-73.97187,40.767769]},"properties":{"id":"goblin","kind":"monster","title":"Goblin"}},{"type":"Feature","geometry":{"type":"Point","coordinates":[-73.973347,40.764811]},"properties":{"id":"R13","kind":"warp","radius":20,"lines":["N","R","W"]}}]}"#.utf8).write(to: geojson)
+        let pois = try PointsOfInterest.load(geojson.path)
+        #expect(pois.map(\.id) == ["goblin", "R13"] && pois[0].radius == 10 && pois[1].radius == 20 && pois[1].lines == ["N", "R", "W"])
+        let plist = folder.appendingPathComponent("pois.plist")
+        try Data("""
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0"><array>
+        <dict><key>name</key><string>Goblin</string><key>type</key><string>monster</string><key>location</key><string>{40.767769,-73.97187}</string></dict>
+        <dict><key>name</key><string>Store</string><key>type</key><string>store</string><key>location</key><string>{40.76643,-73.96995}</string></dict>
+        </array></plist>
+        """.utf8).write(to: plist)
+        let fromPlist = try PointsOfInterest.load(plist.path)
+        #expect(fromPlist.map(\.kind) == [.monster, .store] && fromPlist[0].id == "Goblin" && abs(fromPlist[1].coordinate.latitude - 40.76643) < 1e-9)
+        let bad = folder.appendingPathComponent("bad.geojson")
+        try Data(#"{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{"kind":"dragon"}}"#.utf8).write(to: bad)
+        #expect(throws: GameDataError.self) { try PointsOfInterest.load(bad.path) }
+    }
+
+    @Test func loopsOffsetTheirTimes() throws {
+        let playback = try RoutePlayback(points: [east(-50), east(50)], speed: 1)
+        let simulation = Simulation(playback: playback, pois: [PointOfInterest(id: "g", kind: .monster, coordinate: centre)], tick: 1)
+        let second = simulation.steps(offset: 101).compactMap { if case .encounter(let e) = $0 { return e.time } else { return nil } }
+        #expect(abs(second[0] - 141) < 0.05)
+    }
+}

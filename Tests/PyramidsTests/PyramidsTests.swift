@@ -171,6 +171,41 @@ func tiff(_ image: RGBAImage, rowsPerStrip: Int) -> Data {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["card.mbtiles", "card.png", "card@2x.mbtiles"])
     }
 
+    /// A scan pinned by four rotated corners goes through the per-pixel path: each colour
+    /// lands where the forward transform puts that part of the image.
+    @Test func aRotatedScanLandsWhereItsCornersSay() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let image = folder.appendingPathComponent("card.png")
+        try Data(try testCard().encoded(.png())).write(to: image)
+        let angle = 30.0 * .pi / 180
+        func rotated(_ x: Double, _ y: Double) -> Coordinate {  // (x, y) in degrees from the centre, y up
+            Coordinate(latitude: x * sin(angle) + y * cos(angle), longitude: x * cos(angle) - y * sin(angle))
+        }
+        let g = try Georeference.corners([rotated(-10, 5), rotated(10, 5), rotated(10, -5), rotated(-10, -5)], width: 512, height: 256)
+        #expect(g.b != 0 && g.d != 0)
+        var options = PyramidOptions()
+        options.zooms = 5...5
+        let out = folder.appendingPathComponent("rotated.mbtiles").path
+        let store = try StagedStore(path: out, format: .png, resume: false)
+        let builder = try PyramidBuilder(source: image.path, georeference: g, stores: [store], options: options)
+        _ = try await builder.run { _, _ in }
+        try store.commit(metadata: builder.metadata(name: "rotated", attribution: nil))
+        let source = try TileStore.open(out)
+        func colour(atImage x: Double, _ y: Double) async throws -> Pixel? {
+            let (lon, lat) = g.world(x: x, y: y)
+            let c = Coordinate(latitude: lat, longitude: lon)
+            let tile = TileID(containing: c, zoom: 5)
+            guard let data = try await source.tile(TileRequest(tile)).data else { return nil }
+            let p = MapPoint(c), n = 256 * 32.0
+            return try RGBAImage(decoding: data.bytes)[Int(p.x * n) - tile.x * 256, Int(p.y * n) - tile.y * 256]
+        }
+        #expect(try await colour(atImage: 100, 60)?.red == 220)      // the red half
+        #expect(try await colour(atImage: 400, 60)?.blue == 220)     // the blue half
+        #expect(try await colour(atImage: 240, 110) == Pixel(red: 255, green: 255, blue: 255))  // the white square
+        #expect(try await colour(atImage: 450, 220)?.alpha ?? 0 == 0)  // the transparent quarter
+    }
+
     @Test func aResumedBuildGivesTheSameTiles() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
