@@ -85,7 +85,7 @@ enum ServeCommand: Command {
     static let summary = "serve maps over HTTP with a Leaflet viewer"
     static let options = OptionSpec(valued: ["host", "port", "threads", "cache-mb", "max-static-side"], flags: ["json", "quiet"])
     static let help = """
-    Usage: tilekit serve MAP.json|STORE... [--host ADDRESS] [--port 8080] [--threads 8]
+    Usage: tilekit serve MAP.json|STORE... [--host ADDRESS] [--port 8080] [--threads 16]
 
     Serves each map project (or tile store, as a one-layer map named after its file):
       /                                          the maps
@@ -103,7 +103,7 @@ enum ServeCommand: Command {
     Options:
       --host ADDRESS        IPv4 address to listen on (default: every interface)
       --port N              port (default: 8080; 0 picks a free one)
-      --threads N           connection threads (default: 8)
+      --threads N           connection threads (default: 16; each open game stream holds one)
       --cache-mb N          memory for encoded tiles (default: 128)
       --max-static-side N   largest static image side in pixels (default: 2048)
       --json                print {"url":...,"port":...,"maps":[...]} once listening
@@ -113,7 +113,7 @@ enum ServeCommand: Command {
     static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError) {
         guard !arguments.positionals.isEmpty else { throw .usage("missing MAP.json or a tile store to serve") }
         let port = try Parse.count(arguments.values["port"] ?? "8080", "port", 0...65535)
-        let threads = try Parse.count(arguments.values["threads"] ?? "8", "threads", 1...256)
+        let threads = try Parse.count(arguments.values["threads"] ?? "16", "threads", 1...256)
         var options = ServerOptions()
         options.cacheBytes = try Parse.count(arguments.values["cache-mb"] ?? "128", "cache-mb", 0...65536) << 20
         options.maxStaticSide = try Parse.count(arguments.values["max-static-side"] ?? "2048", "max-static-side", 16...8192)

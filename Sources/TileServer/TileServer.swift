@@ -100,7 +100,7 @@ public final class TileServer: Sendable {
     }
 
     /// Listens on `host:port` (nil host: every interface) until `stop` is called on the result.
-    public func start(host: String?, port: Int, threads: Int = 8) throws(HTTPServerError) -> HTTPServer {
+    public func start(host: String?, port: Int, threads: Int = 16) throws(HTTPServerError) -> HTTPServer {
         try HTTPServer(host: host, port: port, threads: threads, maxBodyBytes: options.maxBodyBytes, timeout: options.requestTimeout,
                        fast: { [self] request in fast(request) }, handler: { [self] request in await handle(request) })
     }
