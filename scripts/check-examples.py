@@ -118,6 +118,11 @@ def main():
         response = c.getresponse()
         stream = response.read().decode()
         kinds = [line[7:] for line in stream.splitlines() if line.startswith("event: ")]
+        c.request("GET", "/maps/central-park/warps/station-R13.json")
+        warps = json.loads(c.getresponse().read())
+        check("warps: 5 Av/59 St leads to stations on the N Q R W lines, not to the 1 2 3",
+              any(w["title"] == "57 St-7 Av" for w in warps["destinations"]) and not any("1" in w["lines"] for w in warps["destinations"]),
+              [w["title"] for w in warps["destinations"]])
         check("play: server-sent events, positions then the encounters and the end",
               response.getheader("Content-Type") == "text/event-stream" and kinds.count("position") > 50 and kinds[-1] == "end"
               and "enter" in kinds, kinds[:5])
@@ -147,6 +152,13 @@ def viewer(port, out):
         second = driver.execute_script("var m = document.querySelector(\"img.leaflet-marker-icon[src$='/assets/hero.png']\"); return m && m.style.transform")
         check("the viewer opens with the hero walking the Game Test route", first and second and first != second, (first, second))
         driver.save_screenshot(os.path.join(out, "demo-walking.png"))
+        # The route starts in the 5 Av/59 St warp zone: its popup offers stations on its lines.
+        from selenium.webdriver.common.by import By
+        link = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "a.tk-warp"))[0]
+        target = link.text
+        link.click()
+        warped = wait.until(lambda d: d.execute_script("return window.tilekitWarped"))
+        check(f"a warp zone's popup warps the hero ({target})", warped and warped.startswith("station-"), warped)
         # At the demo's pace the goblin comes after ~70 s: play again, faster, and wait for both popups.
         driver.execute_script("window.tilekitEncounters = []; window.tilekitPlay = window.tilekitPlay;")
         driver.execute_script("var s = new EventSource('/maps/central-park/play?gpx=game-test&time-warp=60');"

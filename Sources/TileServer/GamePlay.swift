@@ -52,4 +52,15 @@ extension TileServer {
             } while loop && !stream.isClosed
         }
     }
+
+    /// `/maps/{map}/warps/{station}.json`: the stations a warp zone leads to (those sharing a line).
+    func warps(_ request: HTTPRequest, map name: String, station: String) -> HTTPResponse {
+        guard let map = maps[name] else { return .text(404, "no map \"\(name)\"") }
+        let network = WarpNetwork(map.pois)
+        guard let from = network.stations.first(where: { $0.id == station }) else { return .text(404, "map \"\(name)\" has no warp zone \"\(station)\"") }
+        let destinations = network.destinations(from: station).map { poi -> [String: Any] in
+            ["id": poi.id, "title": poi.title ?? poi.id, "lines": poi.lines, "lon": poi.coordinate.longitude, "lat": poi.coordinate.latitude]
+        }
+        return json(request, ["id": from.id, "title": from.title ?? from.id, "lines": from.lines, "destinations": destinations], maxAge: 60)
+    }
 }

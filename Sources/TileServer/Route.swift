@@ -20,6 +20,8 @@ public enum Route: Equatable, Sendable {
     case staticImage(map: String, StaticRequest)
     /// Server-sent events of a route played on the map's game.
     case play(map: String)
+    /// Where a warp zone leads: the stations sharing a line with it.
+    case warps(map: String, station: String)
 
     /// A static image: where, how big, and whether the image or its geometry as JSON.
     public struct StaticRequest: Equatable, Sendable {
@@ -105,6 +107,9 @@ public enum Route: Equatable, Sendable {
         case "play":
             guard tail.count == 1 else { throw Failure(404, "the game is played at /maps/{map}/play?gpx=ROUTE") }
             return .play(map: map)
+        case "warps":
+            guard tail.count == 2, tail[1].hasSuffix(".json") else { throw Failure(404, "warps are at /maps/{map}/warps/{station}.json") }
+            return .warps(map: map, station: try name(String(tail[1].dropLast(5)), "station"))
         case "features":
             guard tail.count == 2, tail[1].hasSuffix(".geojson") else { throw Failure(404, "features are at /maps/{map}/features/{layer}.geojson") }
             return .features(map: map, layer: try name(String(tail[1].dropLast(8)), "layer"))

@@ -169,6 +169,8 @@ public final class TileServer: Sendable {
             response = await staticImage(request, map: map, spec: spec)
         case .play(let map):
             response = play(request, map: map)
+        case .warps(let map, let station):
+            response = warps(request, map: map, station: station)
         }
         return finish(request, route: name, started: started, response)
     }
@@ -185,6 +187,7 @@ public final class TileServer: Sendable {
         case .features: return "features"
         case .staticImage: return "static"
         case .play: return "play"
+        case .warps: return "warps"
         }
     }
 
@@ -206,7 +209,7 @@ public final class TileServer: Sendable {
         // The map the path names decides; paths outside maps allow any origin.
         if case .some(let route) = try? Route.parse(request.path) {
             switch route {
-            case .tile(let m, _, _, _, _), .tileJSON(let m, _), .features(let m, _), .staticImage(let m, _), .viewer(let m), .play(let m):
+            case .tile(let m, _, _, _, _), .tileJSON(let m, _), .features(let m, _), .staticImage(let m, _), .viewer(let m), .play(let m), .warps(let m, _):
                 return maps[m]?.project.cors
             default: return "*"
             }

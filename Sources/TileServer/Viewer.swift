@@ -33,7 +33,7 @@ enum Viewer {
         }
         if let a = project.attribution { config["attribution"] = a }
         if let game = project.game {
-            var g: [String: Any] = ["routes": game.routes.keys.sorted(), "play": "/maps/\(name)/play"]
+            var g: [String: Any] = ["routes": game.routes.keys.sorted(), "play": "/maps/\(name)/play", "warps": "/maps/\(name)/warps/"]
             if let autoplay = game.autoplay { g["autoplay"] = autoplay }
             config["game"] = g
         }
@@ -223,12 +223,36 @@ enum Viewer {
           var box = document.createElement("div");
           box.className = "tk-encounter";
           box.textContent = (d.title || d.poi) + " · " + d.kind;
-          L.popup({ autoClose: false, closeOnClick: false }).setLatLng([d.lat, d.lon]).setContent(box).openOn(map);
+          var popup = L.popup({ autoClose: false, closeOnClick: false }).setLatLng([d.lat, d.lon]).setContent(box).openOn(map);
+          if (d.kind === "warp") offerWarps(d.poi, box, popup);
         });
         source.addEventListener("end", function () { source.close(); playing = null; });
         source.onerror = function () { if (source.readyState === 2) playing = null; };
       }
       window.tilekitPlay = play;
+
+      // A warp zone offers the stations on its lines; taking one moves the hero there.
+      function offerWarps(station, box, popup) {
+        fetch(config.game.warps + encodeURIComponent(station) + ".json").then(function (r) { return r.json(); }).then(function (w) {
+          w.destinations.slice(0, 6).forEach(function (to) {
+            var link = document.createElement("a");
+            link.href = "#";
+            link.className = "tk-warp";
+            link.textContent = "warp to " + to.title + " (" + to.lines.join(" ") + ")";
+            link.addEventListener("click", function (e) {
+              e.preventDefault();
+              if (playing) { playing.close(); playing = null; }
+              window.tilekitHero(to.lat, to.lon);
+              map.panTo([to.lat, to.lon]);
+              map.closePopup(popup);
+              window.tilekitWarped = to.id;
+            });
+            box.appendChild(document.createElement("br"));
+            box.appendChild(link);
+          });
+          popup.update();
+        }).catch(function () {});
+      }
       if (config.game) {
         var Play = L.Control.extend({
           onAdd: function () {

@@ -59,6 +59,8 @@ struct ProjectFixture {
         #expect(try Route.parse("/maps/park/features/pins.geojson") == .features(map: "park", layer: "pins"))
         #expect(try Route.parse("/maps/park") == .viewerRedirect(map: "park"))
         #expect(try Route.parse("/maps/park/") == .viewer(map: "park"))
+        #expect(try Route.parse("/maps/park/play") == .play(map: "park"))
+        #expect(try Route.parse("/maps/park/warps/station-R13.json") == .warps(map: "park", station: "station-R13"))
         guard case .staticImage(_, let s) = try Route.parse("/maps/park/static/-73.97,40.77,15.5/600x400@2x.png") else { Issue.record("not static"); return }
         #expect(s.region == .center(Coordinate(latitude: 40.77, longitude: -73.97), zoom: 15.5) && s.width == 600 && s.scale == 2 && s.format == .png)
         guard case .staticImage(_, let b) = try Route.parse("/maps/park/static/-74%2C40.7%2C-73.9%2C40.8/300x200.json") else { Issue.record("not static"); return }
