@@ -24,7 +24,7 @@ public final class ImageRowReader {
     public init(path: String) throws(CanvasError) {
         self.path = path
         guard let handle = FileHandle(forReadingAtPath: path) else { throw .file(path: path, underlying: "no such file or not readable") }
-        let head = (try? handle.read(upToCount: 8)).map { [UInt8]($0 ?? Data()) } ?? []
+        let head = [UInt8]((try? handle.read(upToCount: 8)) ?? Data())
         try? handle.close()
         var message = [CChar](repeating: 0, count: 256)
         var w: UInt32 = 0, h: UInt32 = 0
@@ -36,16 +36,16 @@ public final class ImageRowReader {
                 backend = .whole(try RGBAImage(contentsOf: URL(fileURLWithPath: path)))
                 (w, h) = (UInt32(Self.size(backend).0), UInt32(Self.size(backend).1))
             } else {
-                throw .file(path: path, underlying: "cannot decode PNG: " + String(cString: message))
+                throw .file(path: path, underlying: "cannot decode PNG: " + Self.text(message))
             }
         } else if head.starts(with: [0xFF, 0xD8]) {
             guard let reader = tk_jpeg_reader_open(path, &w, &h, &message, 256) else {
-                throw .file(path: path, underlying: "cannot decode JPEG: " + String(cString: message))
+                throw .file(path: path, underlying: "cannot decode JPEG: " + Self.text(message))
             }
             backend = .jpeg(reader)
         } else if head.starts(with: [0x49, 0x49, 0x2A, 0x00]) || head.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) {
             guard let reader = tk_tiff_reader_open(path, &w, &h, &message, 256) else {
-                throw .file(path: path, underlying: "cannot decode TIFF: " + String(cString: message))
+                throw .file(path: path, underlying: "cannot decode TIFF: " + Self.text(message))
             }
             backend = .tiff(reader)
         } else {
@@ -55,6 +55,11 @@ public final class ImageRowReader {
         width = Int(w)
         height = Int(h)
         guard width > 0, height > 0 else { throw .file(path: path, underlying: "the image is empty") }
+    }
+
+    /// A C message buffer as text (up to its NUL).
+    static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func size(_ backend: Backend) -> (Int, Int) {
@@ -78,15 +83,15 @@ public final class ImageRowReader {
         switch backend {
         case .png(let reader):
             if tk_png_reader_row(reader, row, &message, 256) != 0 {
-                throw .file(path: path, underlying: "cannot decode PNG row \(nextRow): " + String(cString: message))
+                throw .file(path: path, underlying: "cannot decode PNG row \(nextRow): " + Self.text(message))
             }
         case .jpeg(let reader):
             if tk_jpeg_reader_row(reader, row, &message, 256) != 0 {
-                throw .file(path: path, underlying: "cannot decode JPEG row \(nextRow): " + String(cString: message))
+                throw .file(path: path, underlying: "cannot decode JPEG row \(nextRow): " + Self.text(message))
             }
         case .tiff(let reader):
             if tk_tiff_reader_row(reader, row, &message, 256) != 0 {
-                throw .file(path: path, underlying: "cannot decode TIFF row \(nextRow): " + String(cString: message))
+                throw .file(path: path, underlying: "cannot decode TIFF row \(nextRow): " + Self.text(message))
             }
         case .whole(let image):
             image.pixels.withUnsafeBufferPointer { pixels in

@@ -1,6 +1,6 @@
 import Foundation
 public import TileMath
-public import Features
+import Features
 
 /// A route played back as Xcode's location simulation plays a GPX file: straight lines
 /// between waypoints at a constant speed per leg. With times on every waypoint the legs

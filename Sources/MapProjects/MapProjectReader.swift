@@ -1,6 +1,6 @@
 import Foundation
-public import TileMath
-public import TileSources
+import TileMath
+import TileSources
 import Canvas
 import Features
 import Rendering

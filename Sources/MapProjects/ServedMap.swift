@@ -1,9 +1,9 @@
 import Foundation
-public import Canvas
+import Canvas
 public import TileMath
 public import TileSources
 public import Features
-public import Rendering
+import Rendering
 public import Game
 
 /// A layer ready to draw: its spec, its source behind its options, and for a feature

@@ -1,6 +1,6 @@
 import Foundation
-public import Canvas
-public import TileMath
+import Canvas
+import TileMath
 
 /// Draws one Web Mercator tile from the source image: each output pixel's centre goes to
 /// degrees or meters, then through the inverse georeference to a source position, which

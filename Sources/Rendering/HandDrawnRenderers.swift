@@ -1,6 +1,6 @@
 import Foundation
 public import Canvas
-public import TileMath
+import TileMath
 public import Features
 
 /// Water as a cartographer's pen draws it: a pale wash, diagonal hatching, an ink edge.

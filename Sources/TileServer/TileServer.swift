@@ -1,7 +1,7 @@
 import Foundation
-public import Canvas
-public import TileMath
-public import TileSources
+import Canvas
+import TileMath
+import TileSources
 import Features
 import Rendering
 import Compression
