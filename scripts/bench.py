@@ -290,14 +290,17 @@ def feature_tiles(directory):
     feature_layer_data(path, *map(float, bbox.split(",")))
     ours = json.loads(subprocess.run([f"{RELEASE}/tilekit-bench", "features", path, "--bbox", bbox, "--zoom", str(zoom), "--seconds", str(SECONDS)],
                                      check=True, capture_output=True, text=True).stdout)
+    fast = json.loads(subprocess.run([f"{RELEASE}/tilekit-bench", "features", path, "--bbox", bbox, "--zoom", str(zoom), "--seconds", str(SECONDS), "--fast"],
+                                     check=True, capture_output=True, text=True).stdout)
     theirs = json.loads(subprocess.run(["/usr/bin/python3", "scripts/bench-mapnik.py", path, bbox, str(zoom), str(SECONDS)],
                                        check=True, capture_output=True, text=True).stdout)
     print(f"\nFeature-layer tiles: {ours['features']} polygons and lines over {ours['tiles']} z{zoom} tiles"
           f" (~{ours['features'] // ours['tiles']} per tile), one core")
-    print(f"{'':10} {'drawn t/s':>10} {'+PNG t/s':>9} {'PNG bytes':>10}")
-    for name, r in (("TileKit", ours), ("Mapnik", theirs)):
-        print(f"{name:10} {r['drawn_per_second']:10.0f} {r['png_per_second']:9.0f} {r['mean_bytes']:10d}")
-    print(f"{'ratio':10} {ours['drawn_per_second'] / theirs['drawn_per_second']:9.2f}x {ours['png_per_second'] / theirs['png_per_second']:8.2f}x TileKit/Mapnik")
+    print(f"{'':24} {'drawn t/s':>10} {'+PNG t/s':>9} {'PNG bytes':>10}")
+    for name, r in (("TileKit", ours), ("TileKit, antialias fast", fast), ("Mapnik", theirs)):
+        print(f"{name:24} {r['drawn_per_second']:10.0f} {r['png_per_second']:9.0f} {r['mean_bytes']:10d}")
+    for name, r in (("ratio", ours), ("ratio, antialias fast", fast)):
+        print(f"{name:24} {r['drawn_per_second'] / theirs['drawn_per_second']:9.2f}x {r['png_per_second'] / theirs['png_per_second']:8.2f}x TileKit/Mapnik")
 
 
 def wrk(port, paths, directory, name, seconds=10, connections=32):

@@ -64,6 +64,8 @@ public struct LayerSpec: Sendable {
     public var format: ImageFormat = .png
     /// For a feature layer's plist park: the image its overlay corners pin (relative to the plist).
     public var overlayImage: String?
+    /// Edge smoothing of a feature layer's tiles.
+    public var antialias: Canvas.Antialias = .best
 
     public init(id: String, title: String? = nil, source: Source, isBase: Bool) {
         self.id = id

@@ -25,7 +25,7 @@ public enum MapProjectReader {
                                        "missing-tile", "cors", "layers", "description", "game"]
     static let layerKeys: Set<String> = ["id", "title", "type", "source", "scheme", "cache", "user-agent", "subdomains", "generator",
                                          "files", "base", "visible", "zindex", "opacity", "minzoom", "maxzoom", "native-minzoom",
-                                         "native-maxzoom", "bounds", "fallback", "replaces-base", "max-age", "format", "tile-size", "overlay-image"]
+                                         "native-maxzoom", "bounds", "fallback", "replaces-base", "max-age", "format", "tile-size", "overlay-image", "antialias"]
 
     /// Reads and checks a project; throws every problem found.
     public static func load(_ url: URL) throws(ProjectProblems) -> MapProject {
@@ -218,6 +218,9 @@ public enum MapProjectReader {
                                   isBase: bool(o["base"], path + ".base") ?? (type == "tiles" || type == "remote"))
             layer.visible = bool(o["visible"], path + ".visible") ?? true
             layer.overlayImage = string(o["overlay-image"], path + ".overlay-image")
+            if let text = string(o["antialias"], path + ".antialias") {
+                if let value = Canvas.Antialias(rawValue: text) { layer.antialias = value } else { fail(path + ".antialias", "\"\(text)\" is not best or fast") }
+            }
             if let z = int(o["zindex"], path + ".zindex") { layer.options.zIndex = z }
             if let opacity = number(o["opacity"], path + ".opacity") {
                 if (0...1).contains(opacity) { layer.options.opacity = opacity } else { fail(path + ".opacity", "\(opacity) is out of range [0, 1]") }

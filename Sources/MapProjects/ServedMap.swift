@@ -46,7 +46,9 @@ public struct ServedMap: Sendable {
                     images.merge(try FeatureRenderer.loadImages(for: loaded, relativeTo: URL(fileURLWithPath: file).deletingLastPathComponent())) { a, _ in a }
                     features += loaded
                 }
-                source = FeatureTileSource(name: spec.id, features: features, renderer: FeatureRenderer(images: images),
+                var renderer = FeatureRenderer(images: images)
+                renderer.antialias = spec.antialias
+                source = FeatureTileSource(name: spec.id, features: features, renderer: renderer,
                                            tileSize: spec.options.tileSize ?? 256, encoding: .defaults(for: spec.format))
             }
             layers.append(ServedLayer(spec: spec, layer: TileLayer(name: spec.id, source: source, options: spec.options), features: features))

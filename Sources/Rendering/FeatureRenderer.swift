@@ -17,6 +17,8 @@ public struct FeatureRenderer: Sendable {
     public var labelFont = Font(size: 13, weight: .bold)
     /// Images of image overlays, by the name the data gives (see `loadImages`).
     public var images: [String: RGBAImage] = [:]
+    /// Edge smoothing for tiles of this layer (`fast` for dense data layers).
+    public var antialias: Canvas.Antialias = .best
     /// Custom renderers by the name a feature's `renderer` property gives.
     public var renderers: [String: any OverlayRenderer] = ["shimmer": ShimmerRenderer(), "gradient": GradientPolylineRenderer(),
                                                             "hatch": HatchRenderer(), "wobbly": WobblyLineRenderer()]

@@ -75,6 +75,7 @@ public struct FeatureTileSource: TileSource {
         }.map { features[$0] }
         guard !nearby.isEmpty else { return nil }
         let canvas = try Canvas(width: Int(size), height: Int(size))
+        canvas.setAntialias(renderer.antialias)
         renderer.draw(nearby, on: canvas, projection: projection)
         return canvas
     }

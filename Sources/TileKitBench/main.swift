@@ -8,7 +8,7 @@
 //       reads every tile of a store in random order, one after another, on one core
 //   tilekit-bench snapshot TEMPLATE [--count 20]
 //       600x400 PNG snapshots with 100 markers and a 200-point line over tiles from TEMPLATE
-//   tilekit-bench features GEOJSON --bbox W,S,E,N --zoom Z [--seconds 2]
+//   tilekit-bench features GEOJSON --bbox W,S,E,N --zoom Z [--seconds 2] [--fast]
 //       renders the feature layer's tiles over the box on one core, with and without PNG encoding
 import Foundation
 import Canvas
@@ -180,7 +180,9 @@ func featureTiles(path: String, bbox: String, zoom: Int, minimum: Double) async 
         let box = bbox.split(separator: ",").compactMap { Double($0) }
         guard box.count == 4 else { fail("bbox \(bbox) is not W,S,E,N") }
         let tiles = TileRange.covering(BoundingBox(west: box[0], south: box[1], east: box[2], north: box[3]), zoom: zoom).flatMap { Array($0) }
-        let source = FeatureTileSource(name: "bench", features: features)
+        var renderer = FeatureRenderer()
+        renderer.antialias = arguments.contains("--fast") ? .fast : .best
+        let source = FeatureTileSource(name: "bench", features: features, renderer: renderer)
         let clock = ContinuousClock()
         func rate(_ body: (TileID) async throws -> Int) async throws -> (Double, Int) {
             var count = 0, bytes = 0

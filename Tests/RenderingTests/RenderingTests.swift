@@ -94,6 +94,25 @@ func sampleFeatures() -> [Feature] {
         if scale == 1 { try Data(whole.encoded()).write(to: URL(fileURLWithPath: "/tmp/tilekit-zoo-features.png")) }
     }
 
+    /// Fast antialiasing draws the same shapes with coarser edge coverage.
+    @Test func fastAntialiasDrawsTheSameShapes() async throws {
+        var fast = FeatureRenderer()
+        fast.antialias = .fast
+        let tile = TileRequest(TileID(containing: zoo, zoom: 17))
+        let best = try #require(try FeatureTileSource(name: "zoo", features: sampleFeatures()).draw(tile)).makeImage()
+        let rough = try #require(try FeatureTileSource(name: "zoo", features: sampleFeatures(), renderer: fast).draw(tile)).makeImage()
+        var differ = 0, far = 0
+        for y in 0..<256 {
+            for x in 0..<256 {
+                let d = best[x, y].distance(to: rough[x, y])
+                if d > 0 { differ += 1 }
+                if d > 60 { far += 1 }
+            }
+        }
+        #expect(differ > 0, "the option changed nothing")
+        #expect(Double(far) < 0.01 * 65536, "\(far) pixels far apart")
+    }
+
     @Test func circlesAreTrueToMeters() async throws {
         var zone = Feature(geometry: .point(zoo))
         zone.radius = 20

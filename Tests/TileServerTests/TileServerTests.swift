@@ -182,7 +182,7 @@ struct ProjectFixture {
         {"name": "bad", "minzoom": 14, "maxzoom": 12, "bounds": [1, 50, 2, 40],
          "layers": [{"id": "a", "type": "tiles", "source": "tiles/parchment.mbtiles"},
                     {"id": "a", "type": "features", "files": ["pins.geojson"], "opcity": 0.5},
-                    {"id": "c", "source": "base", "fallback": "tiles/parchment.png"}]}
+                    {"id": "c", "source": "base", "fallback": "tiles/parchment.png", "antialias": "sharp"}]}
         """#.utf8).write(to: bad)
         do {
             _ = try MapProjectReader.load(bad)
@@ -192,6 +192,7 @@ struct ProjectFixture {
             #expect(text.contains("layers[0].source: no such file \"tiles/parchment.mbtiles\""), "\(text)")
             #expect(text.contains("layers[1].opcity: unknown key (did you mean \"opacity\"?)"), "\(text)")
             #expect(text.contains("layers[2].fallback: no such file \"tiles/parchment.png\""), "\(text)")
+            #expect(text.contains("layers[2].antialias: \"sharp\" is not best or fast"), "\(text)")
             #expect(text.contains("layers[1].id: \"a\" is used by another layer"), "\(text)")
             #expect(text.contains("minzoom: 14 is above maxzoom 12") && text.contains("bounds: south 50.0 is not below north 40.0"), "\(text)")
         }
