@@ -5,13 +5,13 @@ import TileSources
 /// `tilekit seed`: downloads a region into a store, politely and resumably.
 enum SeedCommand: Command {
     static let path = ["seed"]
-    static let summary = "download a region of tiles from a URL template or store into a store"
+    static let summary = "download (or draw) a region of tiles from a URL template, store or map.json into a store"
     static let options = OptionSpec(valued: ["source", "bbox", "zoom", "out", "concurrency", "rate", "user-agent", "subdomains",
                                              "var", "max-tiles", "scale", "retries", "timeout"],
                                     flags: ["dry-run", "quiet"], aliases: ["o": "out", "b": "bbox", "z": "zoom"])
     static let defaultUserAgent = "TileKit/\(TileKitCommand.version) (tilekit seed)"
     static let help = """
-    Usage: tilekit seed --source TEMPLATE|STORE --bbox W,S,E,N --zoom A-B --out STORE [options]
+    Usage: tilekit seed --source TEMPLATE|STORE|MAP.json --bbox W,S,E,N --zoom A-B --out STORE [options]
 
     Fetches every tile covering the box at each zoom into STORE (a folder, .mbtiles or
     .pmtiles). Tiles STORE already has are skipped, so running the same command again
@@ -21,7 +21,8 @@ enum SeedCommand: Command {
     bulk downloading): seed only what you may.
 
     Options:
-      --source S          a URL template ({z} {x} {y} {s} {r} {-y} {q} and --var keys) or a store
+      --source S          a URL template ({z} {x} {y} {s} {r} {-y} {q} and --var keys), a store, or a
+                          map.json whose composed map is drawn (pre-rendering a drawn base map)
       -b, --bbox W,S,E,N  the region in degrees (required)
       -z, --zoom A-B      zooms, 0-30 (required)
       -o, --out STORE     where the tiles go (required)
