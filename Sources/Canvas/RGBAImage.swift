@@ -49,6 +49,18 @@ public struct RGBAImage: Hashable, Sendable {
         }
     }
 
+    /// True when every pixel has alpha 0 (nothing to store).
+    public var isTransparent: Bool {
+        pixels.withUnsafeBufferPointer { buffer in
+            var i = 3
+            while i < buffer.count {
+                if buffer[i] != 0 { return false }
+                i += 4
+            }
+            return true
+        }
+    }
+
     /// The colour of the whole image when every pixel is the same, else nil (single-colour
     /// tiles are stored once).
     public var uniformPixel: Pixel? {

@@ -70,20 +70,12 @@ public enum Stitching {
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         for tile in range {
             guard let data = try await source.tile(TileRequest(tile)).data else { continue }
-            var image = try RGBAImage(decoding: data.bytes)
-            if image.width != tileSize || image.height != tileSize {
-                let canvas = try Canvas(width: tileSize, height: tileSize)
-                canvas.draw(image, x: 0, y: 0, width: Double(tileSize), height: Double(tileSize), interpolation: .best)
-                image = canvas.makeImage()
-            }
+            let image = try TileLayer.resample(try RGBAImage(decoding: data.bytes), to: tileSize)
             let ox = (tile.x - range.minX) * tileSize, oy = (tile.y - range.minY) * tileSize
-            image.pixels.withUnsafeBufferPointer { src in
-                pixels.withUnsafeMutableBufferPointer { dst in
-                    for row in 0..<tileSize {
-                        let from = row * tileSize * 4, to = ((oy + row) * width + ox) * 4
-                        for k in 0..<(tileSize * 4) { dst[to + k] = src[from + k] }
-                    }
-                }
+            let rowBytes = tileSize * 4
+            for row in 0..<tileSize {
+                let to = ((oy + row) * width + ox) * 4
+                pixels.replaceSubrange(to..<to + rowBytes, with: image.pixels[row * rowBytes..<(row + 1) * rowBytes])
             }
         }
         return RGBAImage(width: width, height: height, pixels: pixels)
@@ -92,24 +84,12 @@ public enum Stitching {
     /// One tile cut from a stitched image.
     public static func crop(_ image: RGBAImage, tile: TileID, sidecar: StitchSidecar) -> RGBAImage {
         let size = sidecar.tileSize
-        let ox = (tile.x - sidecar.minX) * size, oy = (tile.y - sidecar.minY) * size
-        var pixels = [UInt8](repeating: 0, count: size * size * 4)
-        image.pixels.withUnsafeBufferPointer { src in
-            for row in 0..<size {
-                let from = ((oy + row) * image.width + ox) * 4
-                for k in 0..<(size * 4) { pixels[row * size * 4 + k] = src[from + k] }
-            }
-        }
-        return RGBAImage(width: size, height: size, pixels: pixels)
+        return image.cropped(x: (tile.x - sidecar.minX) * size, y: (tile.y - sidecar.minY) * size, width: size, height: size)
     }
 
     /// A parent drawn from its four children (top-left, top-right, bottom-left, bottom-right;
     /// nil where none), averaged as the pyramid's lower zooms are.
     public static func parent(from children: [RGBAImage?], size: Int) -> RGBAImage? {
         TileWarper.average(children, size: size)
-    }
-
-    public static func isTransparent(_ image: RGBAImage) -> Bool {
-        stride(from: 3, to: image.pixels.count, by: 4).allSatisfy { image.pixels[$0] == 0 }
     }
 }

@@ -111,7 +111,7 @@ enum SplitCommand: Command {
                     }
                     continue
                 }
-                if before == nil && Stitching.isTransparent(cut) { unchanged += 1; continue }
+                if before == nil && cut.isTransparent { unchanged += 1; continue }
                 try writer.write(tile, bytes: try cut.encoded(encoding))
                 changed[tile] = cut
             }

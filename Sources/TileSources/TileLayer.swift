@@ -179,7 +179,8 @@ public struct TileLayer: Sendable {
         (options.minZoom...options.maxZoom).contains(tile.z)
     }
 
-    static func resample(_ image: RGBAImage, to size: Int) throws -> RGBAImage {
+    /// The image scaled to `size` x `size` (unchanged when it already is).
+    public static func resample(_ image: RGBAImage, to size: Int) throws -> RGBAImage {
         if image.width == size && image.height == size { return image }
         let canvas = try Canvas(width: size, height: size)
         canvas.draw(image, x: 0, y: 0, width: Double(size), height: Double(size),
