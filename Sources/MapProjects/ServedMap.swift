@@ -22,6 +22,11 @@ public struct ServedMap: Sendable {
     public let composer: TileComposer
     /// The game's points of interest, when the map has a game.
     public let pois: [PointOfInterest]
+    /// The box tiles are served in: the map's bounds, else the union of its layers' bounds
+    /// when every layer has some, else the world (nil).
+    public let bounds: BoundingBox?
+    /// `Cache-Control: max-age` of the composed map: the shortest of its visible layers'.
+    public let composedMaxAge: Int
 
     public init(_ project: MapProject) throws {
         self.project = project
@@ -55,6 +60,8 @@ public struct ServedMap: Sendable {
         }
         self.layers = layers
         pois = try project.game.map { try PointsOfInterest.load($0.pois) } ?? []
+        bounds = project.bounds ?? Self.union(layers.map(\.layer.bounds))
+        composedMaxAge = layers.filter { $0.spec.visible }.map(\.spec.maxAge).min() ?? 3600
         let base = layers.first { $0.spec.isBase && $0.spec.visible }
         composer = TileComposer(layers: layers.filter { $0.spec.visible && (!$0.spec.isBase || $0.spec.id == base?.spec.id) }.map(\.layer))
     }
@@ -67,15 +74,20 @@ public struct ServedMap: Sendable {
             name: project.title, bounds: bounds, minZoom: project.minZoom, maxZoom: project.maxZoom, attribution: project.attribution)))
     }
 
-    /// The box tiles are served in: the map's bounds, else the union of its layers' bounds
-    /// when every layer has some, else the world.
-    public var bounds: BoundingBox? {
-        if let b = project.bounds { return b }
-        let all = layers.map(\.layer.bounds)
-        guard !all.isEmpty, all.allSatisfy({ $0 != nil }) else { return nil }
-        return all.compactMap { $0 }.reduce(all[0]!) { a, b in
-            BoundingBox(west: min(a.west, b.west), south: min(a.south, b.south), east: max(a.east, b.east), north: max(a.north, b.north))
+    /// The union of boxes, nil when any is nil (a layer without bounds covers the world).
+    static func union(_ boxes: [BoundingBox?]) -> BoundingBox? {
+        guard let first = boxes.first, var box = first else { return nil }
+        for other in boxes.dropFirst() {
+            guard let b = other else { return nil }
+            box = BoundingBox(west: min(box.west, b.west), south: min(box.south, b.south), east: max(box.east, b.east), north: max(box.north, b.north))
         }
+        return box
+    }
+
+    /// `Cache-Control: max-age` for one layer's tiles, or the composed map's (nil).
+    public func maxAge(layer id: String?) -> Int {
+        guard let id else { return composedMaxAge }
+        return layer(id)?.spec.maxAge ?? composedMaxAge
     }
 
     /// Where the viewer opens: the project's centre, else the middle of the bounds.

@@ -88,7 +88,10 @@ public struct Snapshot: Sendable {
 
     /// Where it is, as JSON: centre, zoom, scale, size, bbox, and every marker's pixel
     /// (CSS pixels) with its title and subtitle.
-    public var geometryJSON: Data {
+    public var geometryJSON: Data { geometryJSON(markers: true) }
+
+    /// The same without the markers (short enough for an HTTP header).
+    public func geometryJSON(markers withMarkers: Bool) -> Data {
         let g = geometry, box = g.bounds
         let markers = self.markers.map { m -> [String: Any] in
             var o: [String: Any] = ["lon": m.coordinate.longitude, "lat": m.coordinate.latitude, "x": m.point.x, "y": m.point.y]
@@ -97,9 +100,9 @@ public struct Snapshot: Sendable {
             if let s = m.symbol { o["symbol"] = s }
             return o
         }
-        let object: [String: Any] = ["center": [g.center.longitude, g.center.latitude], "zoom": g.zoom, "scale": g.scale,
-                                     "width": g.width, "height": g.height, "bbox": [box.west, box.south, box.east, box.north],
-                                     "markers": markers]
+        var object: [String: Any] = ["center": [g.center.longitude, g.center.latitude], "zoom": g.zoom, "scale": g.scale,
+                                     "width": g.width, "height": g.height, "bbox": [box.west, box.south, box.east, box.north]]
+        if withMarkers { object["markers"] = markers }
         return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
     }
 }

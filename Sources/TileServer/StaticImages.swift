@@ -51,10 +51,9 @@ extension TileServer {
             else { return .text(400, "auto needs markers, a path or a GeoJSON body, or a map with bounds") }
         }
         let base = map.composedLayer
-        var snapshotOptions = SnapshotOptions(region: region, width: spec.width, height: spec.height, scale: spec.scale,
+        let snapshotOptions = SnapshotOptions(region: region, width: spec.width, height: spec.height, scale: spec.scale,
                                               base: spec.format == nil ? nil : base, features: features,
                                               attribution: map.project.attribution, maxZoom: Double(map.project.maxZoom))
-        snapshotOptions.maxZoom = Double(map.project.maxZoom)
         let snapshot: Snapshot
         do {
             snapshot = try await Snapshotter.render(snapshotOptions)
@@ -64,14 +63,11 @@ extension TileServer {
             metrics.upstreamError()
             return .text(502, "static image: \(error)")
         }
-        let geometry = snapshot.geometryJSON
         guard let format = spec.format else {
             return compressed(request, cacheable(request, HTTPResponse(status: 200, headers: [("Content-Type", "application/json"),
-                                                                                            ("Cache-Control", "public, max-age=60")], body: Array(geometry))))
+                                                                                            ("Cache-Control", "public, max-age=60")], body: Array(snapshot.geometryJSON))))
         }
-        let g = snapshot.geometry, box = g.bounds
-        let header = "{\"bbox\":[\(box.west),\(box.south),\(box.east),\(box.north)],\"center\":[\(g.center.longitude),\(g.center.latitude)],"
-            + "\"zoom\":\(g.zoom),\"scale\":\(g.scale),\"width\":\(g.width),\"height\":\(g.height)}"
+        let header = String(decoding: snapshot.geometryJSON(markers: false), as: UTF8.self)
         do {
             let bytes = try snapshot.image.encoded(.defaults(for: format))
             return cacheable(request, HTTPResponse(status: 200, headers: [("Content-Type", format.mimeType), ("Cache-Control", "public, max-age=60"),

@@ -124,18 +124,19 @@ public final class TileServer: Sendable {
         do {
             route = try Route.parse(request.path)
         } catch {
-            return finish(request, route: "invalid", started: started, .text(error.status, error.message))
+            return finish(request, route: "invalid", started: started, .text(error.status, error.message), cors: "*")
         }
         let name = Self.name(of: route)
+        let cors = corsOrigin(route)
         let allowed = name == "static" ? ["GET", "HEAD", "POST", "OPTIONS"] : ["GET", "HEAD", "OPTIONS"]
         guard allowed.contains(request.method) else {
             return finish(request, route: name, started: started,
-                          .text(405, "method \(request.method) is not allowed here", headers: [("Allow", allowed.joined(separator: ", "))]))
+                          .text(405, "method \(request.method) is not allowed here", headers: [("Allow", allowed.joined(separator: ", "))]), cors: cors)
         }
         if request.method == "OPTIONS" {  // a CORS preflight
             return finish(request, route: name, started: started, HTTPResponse(status: 204, headers: [
                 ("Allow", allowed.joined(separator: ", ")), ("Access-Control-Allow-Methods", allowed.joined(separator: ", ")),
-                ("Access-Control-Allow-Headers", "Content-Type, If-None-Match"), ("Access-Control-Max-Age", "86400")]))
+                ("Access-Control-Allow-Headers", "Content-Type, If-None-Match"), ("Access-Control-Max-Age", "86400")]), cors: cors)
         }
         let response: HTTPResponse
         switch route {
@@ -172,7 +173,7 @@ public final class TileServer: Sendable {
         case .warps(let map, let station):
             response = warps(request, map: map, station: station)
         }
-        return finish(request, route: name, started: started, response)
+        return finish(request, route: name, started: started, response, cors: cors)
     }
 
     static func name(of route: Route) -> String {
@@ -193,11 +194,10 @@ public final class TileServer: Sendable {
 
     /// CORS, metrics and the access log, for every answer.
     func finish(_ request: HTTPRequest, route: String, started: ContinuousClock.Instant, _ response: HTTPResponse,
-                cors: String?? = nil) -> HTTPResponse {
+                cors: String?) -> HTTPResponse {
         var response = response
-        if let origin = cors ?? corsOrigin(request) { response.headers.append(("Access-Control-Allow-Origin", origin)) }
-        let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        if let origin = cors { response.headers.append(("Access-Control-Allow-Origin", origin)) }
+        let seconds = (ContinuousClock.now - started).seconds
         metrics.record(route: route, status: response.status, seconds: seconds)
         if let log = options.accessLog {
             log("\(request.method) \(request.path) \(response.status) \(response.body.count) \(String(format: "%.1f", seconds * 1000))ms")
@@ -205,16 +205,15 @@ public final class TileServer: Sendable {
         return response
     }
 
-    func corsOrigin(_ request: HTTPRequest) -> String? {
-        // The map the path names decides; paths outside maps allow any origin.
-        if case .some(let route) = try? Route.parse(request.path) {
-            switch route {
-            case .tile(let m, _, _, _, _), .tileJSON(let m, _), .features(let m, _), .staticImage(let m, _), .viewer(let m), .play(let m), .warps(let m, _):
-                return maps[m]?.project.cors
-            default: return "*"
-            }
+    /// `Access-Control-Allow-Origin` for a route: the map it names decides; paths outside
+    /// maps allow any origin.
+    func corsOrigin(_ route: Route) -> String? {
+        switch route {
+        case .tile(let m, _, _, _, _), .tileJSON(let m, _), .features(let m, _), .staticImage(let m, _), .viewer(let m), .play(let m), .warps(let m, _):
+            return maps[m]?.project.cors
+        default:
+            return "*"
         }
-        return "*"
     }
 
     // MARK: - Pages
@@ -267,11 +266,9 @@ public final class TileServer: Sendable {
     func tileAnswer(_ request: HTTPRequest, map name: String, layer layerID: String?, tile: TileID, scale: Int, format: ImageFormat) async -> HTTPResponse {
         guard let map = maps[name] else { return .text(404, "no map \"\(name)\"") }
         let composer: TileComposer
-        var maxAge = map.layers.filter { $0.spec.visible }.map(\.spec.maxAge).min() ?? 3600
         if let layerID {
-            guard let layer = map.layer(layerID), let c = layerComposers[name]?[layerID] else { return .text(404, "map \"\(name)\" has no layer \"\(layerID)\"") }
+            guard let c = layerComposers[name]?[layerID] else { return .text(404, "map \"\(name)\" has no layer \"\(layerID)\"") }
             composer = c
-            maxAge = layer.spec.maxAge
         } else {
             composer = map.composer
         }
@@ -280,7 +277,7 @@ public final class TileServer: Sendable {
             return .text(404, "zoom \(tile.z) is outside this map's zooms \(project.minZoom)-\(project.maxZoom)")
         }
         let key = TileKey(map: name, layer: layerID ?? "", tile: tile, scale: scale, format: format)
-        if let cached = cache.get(key) { return tileResponse(cached, served: map, layer: layerID, request: request, maxAge: maxAge) }
+        if let cached = cache.get(key) { return tileResponse(cached, served: map, layer: layerID, request: request) }
         if let bounds = map.bounds, !bounds.overlaps(tile.bounds) {
             return missing(map, "tile \(tile.z)/\(tile.x)/\(tile.y) is outside the map's bounds")
         }
@@ -301,7 +298,7 @@ public final class TileServer: Sendable {
                     throw Unavailable(retryAfter: retryAfter)
                 }
             }
-            return tileResponse(cached, served: map, layer: layerID, request: request, maxAge: maxAge)
+            return tileResponse(cached, served: map, layer: layerID, request: request)
         } catch let error as Unavailable {
             metrics.upstreamError()
             let seconds = error.retryAfter.map { max(1, Int($0.components.seconds)) } ?? 30
@@ -329,9 +326,9 @@ public final class TileServer: Sendable {
         map.project.missingTileStatus == 204 ? HTTPResponse(status: 204) : .text(404, message)
     }
 
-    func tileResponse(_ cached: CachedTile, served: ServedMap, layer: String?, request: HTTPRequest, maxAge: Int? = nil) -> HTTPResponse {
+    func tileResponse(_ cached: CachedTile, served: ServedMap, layer: String?, request: HTTPRequest) -> HTTPResponse {
         guard let format = cached.format else { return missing(served, "no tile here") }
-        let age = maxAge ?? (layer.flatMap { served.layer($0)?.spec.maxAge } ?? served.layers.filter { $0.spec.visible }.map(\.spec.maxAge).min() ?? 3600)
+        let age = served.maxAge(layer: layer)
         var headers = [("Content-Type", format.mimeType), ("ETag", cached.etag), ("Cache-Control", "public, max-age=\(age)"),
                        ("X-Tile-Provenance", cached.provenance)]
         if Self.matches(request.headers["if-none-match"], cached.etag) {
