@@ -108,7 +108,7 @@ enum SeedCommand: Command {
     /// A URL template (it has a `{`) or a store on disk.
     static func makeSource(_ text: String, arguments: BoundArguments) throws(CLIError) -> any TileSource {
         // A map project: its composed map is drawn tile by tile (pre-rendering a drawn base).
-        if text.lowercased().hasSuffix(".json") { return try MapInputs.open(try MapInputs.projects([text])[0]).composedLayer.source }
+        if text.lowercased().hasSuffix(".json") { return try MapInputs.open(try MapInputs.projects([text])[0]).composedLayer.source }  // also `snapshot --base`
         guard text.contains("{") else { return try Stores.open(text, scheme: nil) }
         let variables = try Parse.variables(arguments.all("var"))
         var options = RemoteOptions(userAgent: arguments.values["user-agent"] ?? defaultUserAgent)

@@ -83,10 +83,7 @@ enum SnapshotCommand: Command {
         }
 
         var base: TileLayer?
-        if let baseText = arguments.values["base"], baseText.lowercased().hasSuffix(".json") {
-            // A map project: its composed map (every visible layer) is the base.
-            base = try MapInputs.open(try MapInputs.projects([baseText])[0]).composedLayer
-        } else if let baseText = arguments.values["base"] {
+        if let baseText = arguments.values["base"] {  // a store, a URL template, or a map.json's composed map
             var seedArguments = arguments
             seedArguments.values["concurrency"] = seedArguments.values["concurrency"] ?? "4"
             base = TileLayer(source: try SeedCommand.makeSource(baseText, arguments: seedArguments))
