@@ -38,11 +38,16 @@ public struct Simulation: Sendable {
         steps().compactMap { if case .encounter(let e) = $0 { return e } else { return nil } }
     }
 
-    /// One JSON line per event: `{"t":…,"event":"enter","poi":id,"kind":…,"lon":…,"lat":…}`.
-    public static func jsonLine(_ event: EncounterEvent) -> String {
+    /// One JSON line per event: `{"t":…,"event":"enter","poi":id,"kind":…,"lon":…,"lat":…}`,
+    /// and the point's `"title"` when asked (the viewer's popups).
+    public static func jsonLine(_ event: EncounterEvent, withTitle: Bool = false) -> String {
         func number(_ v: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", v) }
-        let id = event.poi.id.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        return "{\"t\":\(number(event.time, 3)),\"event\":\"\(event.kind.rawValue)\",\"poi\":\"\(id)\",\"kind\":\"\(event.poi.kind.rawValue)\","
-            + "\"lon\":\(number(event.position.longitude, 7)),\"lat\":\(number(event.position.latitude, 7))}"
+        func quoted(_ text: String) -> String {
+            "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
+        var line = "{\"t\":\(number(event.time, 3)),\"event\":\"\(event.kind.rawValue)\",\"poi\":\(quoted(event.poi.id)),\"kind\":\"\(event.poi.kind.rawValue)\","
+            + "\"lon\":\(number(event.position.longitude, 7)),\"lat\":\(number(event.position.latitude, 7))"
+        if withTitle, let title = event.poi.title { line += ",\"title\":\(quoted(title))" }
+        return line + "}"
     }
 }

@@ -39,11 +39,7 @@ extension TileServer {
                         if due > ContinuousClock.now { try? await Task.sleep(until: due) }
                         stream.write(String(format: "event: position\ndata: {\"t\":%.3f,\"lon\":%.7f,\"lat\":%.7f}\n\n", time, p.longitude, p.latitude))
                     case .encounter(let event):
-                        var line = Simulation.jsonLine(event)
-                        if let title = event.poi.title {
-                            let escaped = title.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-                            line = String(line.dropLast()) + ",\"title\":\"\(escaped)\"}"
-                        }
+                        let line = Simulation.jsonLine(event, withTitle: true)
                         stream.write("event: \(event.kind.rawValue)\ndata: \(line)\n\n")
                     }
                 }
