@@ -33,8 +33,9 @@ public final class ImageRowReader {
             if let reader = tk_png_reader_open(path, &w, &h, &interlaced, &message, 256) {
                 backend = .png(reader)
             } else if interlaced != 0 {
-                backend = .whole(try RGBAImage(contentsOf: URL(fileURLWithPath: path)))
-                (w, h) = (UInt32(Self.size(backend).0), UInt32(Self.size(backend).1))
+                let image = try RGBAImage(contentsOf: URL(fileURLWithPath: path))
+                (w, h) = (UInt32(image.width), UInt32(image.height))
+                backend = .whole(image)
             } else {
                 throw .file(path: path, underlying: "cannot decode PNG: " + Self.text(message))
             }
@@ -49,8 +50,9 @@ public final class ImageRowReader {
             }
             backend = .tiff(reader)
         } else {
-            backend = .whole(try RGBAImage(contentsOf: URL(fileURLWithPath: path)))
-            (w, h) = (UInt32(Self.size(backend).0), UInt32(Self.size(backend).1))
+            let image = try RGBAImage(contentsOf: URL(fileURLWithPath: path))
+            (w, h) = (UInt32(image.width), UInt32(image.height))
+            backend = .whole(image)
         }
         width = Int(w)
         height = Int(h)
@@ -60,11 +62,6 @@ public final class ImageRowReader {
     /// A C message buffer as text (up to its NUL).
     static func text(_ buffer: [CChar]) -> String {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    private static func size(_ backend: Backend) -> (Int, Int) {
-        if case .whole(let image) = backend { return (image.width, image.height) }
-        return (0, 0)
     }
 
     deinit {

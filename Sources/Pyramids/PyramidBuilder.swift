@@ -100,6 +100,8 @@ public final class PyramidBuilder {
         let store: Int
         let tile: TileID
         let size: Int
+        /// A parent's four children (nil where none); empty for tiles sampled from the image.
+        var children: [RGBAImage?] = []
     }
 
     struct Made: Sendable {
@@ -173,7 +175,7 @@ public final class PyramidBuilder {
         let size = options.tileSize * (index + 1)
         let store = stores[index]
         var children = pending[index][z] ?? [:]
-        var jobs = [(TileID, [RGBAImage?])]()
+        var jobs = [Job]()
         for px in parentRange.minX...parentRange.maxX {
             let parent = TileID(z: z - 1, x: px, y: py)
             if store.resumed, try store.contains(parent) {
@@ -193,14 +195,13 @@ public final class PyramidBuilder {
                     four.append(try await store.read(TileID(z: z, x: cx, y: cy)))
                 }
             }
-            jobs.append((parent, four))
+            jobs.append(Job(store: index, tile: parent, size: size, children: four))
         }
         children[2 * py] = nil
         children[2 * py + 1] = nil
         pending[index][z] = children
-        let made = try await draw(jobs.map { Job(store: index, tile: $0.0, size: size) }) { [encoding = options.encoding, jobs] job in
-            let four = jobs.first { $0.0 == job.tile }!.1
-            let image = TileWarper.average(four, size: job.size)
+        let made = try await draw(jobs) { [encoding = options.encoding] job in
+            let image = TileWarper.average(job.children, size: job.size)
             return Made(job: job, image: image, bytes: try image.map { try $0.encoded(encoding) })
         }
         try self.store(made, cascade: true)

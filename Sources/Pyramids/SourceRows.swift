@@ -87,7 +87,6 @@ public final class SourceRows: @unchecked Sendable {  // read-only while tiles a
     func load(_ range: Range<Int>) throws(CanvasError) {
         let wanted = max(0, range.lowerBound)..<min(height, range.upperBound)
         guard !wanted.isEmpty else { return }
-        let rowBytes = width * 4
         if wanted.lowerBound < start {
             reader.stop()
             reader = try RowPrefetcher(path: path)
@@ -99,7 +98,7 @@ public final class SourceRows: @unchecked Sendable {  // read-only while tiles a
         // Drop rows above the window.
         let drop = min(count, wanted.lowerBound - start)
         if drop > 0 {
-            pixels.removeFirst(drop * rowBytes)
+            pixels.removeFirst(drop * width * 4)
             start += drop
             count -= drop
         }
@@ -115,7 +114,6 @@ public final class SourceRows: @unchecked Sendable {  // read-only while tiles a
             nextRow += 1
             count += 1
         }
-        _ = rowBytes
     }
 
     /// True when every row of `range` (clamped) is in the window.

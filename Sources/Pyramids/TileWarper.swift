@@ -21,17 +21,21 @@ struct TileWarper: Sendable {
         return low..<high
     }
 
-    /// World coordinates (degrees or meters, as the georeference's space) of a point of a tile.
+    /// World coordinates (degrees or meters, as the georeference's space) of a point of a
+    /// tile; x depends on the column only and y on the row only, so each is found once per
+    /// column or row.
     func world(tile: TileID, size: Int, i: Double, j: Double) -> (Double, Double) {
-        let n = Double(size) * pow(2, Double(tile.z))
-        let u = (Double(tile.x * size) + i) / n, v = (Double(tile.y * size) + j) / n
-        switch georeference.space {
-        case .degrees:
-            return (u * 360 - 180, atan(sinh(.pi * (1 - 2 * v))) * 180 / .pi)
-        case .meters:
-            let half = .pi * 6_378_137.0
-            return ((u * 2 - 1) * half, (1 - v * 2) * half)
-        }
+        (worldX(tile: tile, size: size, i: i), worldY(tile: tile, size: size, j: j))
+    }
+
+    func worldX(tile: TileID, size: Int, i: Double) -> Double {
+        let u = (Double(tile.x * size) + i) / (Double(size) * pow(2, Double(tile.z)))
+        return georeference.space == .degrees ? u * 360 - 180 : (u * 2 - 1) * .pi * 6_378_137.0
+    }
+
+    func worldY(tile: TileID, size: Int, j: Double) -> Double {
+        let v = (Double(tile.y * size) + j) / (Double(size) * pow(2, Double(tile.z)))
+        return georeference.space == .degrees ? atan(sinh(.pi * (1 - 2 * v))) * 180 / .pi : (1 - v * 2) * .pi * 6_378_137.0
     }
 
     func sourcePoint(tile: TileID, size: Int, i: Double, j: Double) -> (Double, Double) {
@@ -46,8 +50,8 @@ struct TileWarper: Sendable {
         let W = rows.width, H = rows.height
         // Per column: world x; per row: world y (pixel centres).
         var wxs = [Double](repeating: 0, count: size), wys = [Double](repeating: 0, count: size)
-        for i in 0..<size { wxs[i] = world(tile: tile, size: size, i: Double(i) + 0.5, j: 0).0 }
-        for j in 0..<size { wys[j] = world(tile: tile, size: size, i: 0, j: Double(j) + 0.5).1 }
+        for i in 0..<size { wxs[i] = worldX(tile: tile, size: size, i: Double(i) + 0.5) }
+        for j in 0..<size { wys[j] = worldY(tile: tile, size: size, j: Double(j) + 0.5) }
         var out = [UInt8](repeating: 0, count: size * size * 4)
         var any = false
         let rowBytes = W * 4
