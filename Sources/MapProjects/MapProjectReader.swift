@@ -81,7 +81,7 @@ public enum MapProjectReader {
 
         mutating func project(_ root: JSONValue, defaultName: String) -> MapProject? {
             guard case .object(let map) = root else { fail("", "expected a map object, found \(root.kind)"); return nil }
-            unknownKeys(map, Self.allowed(mapKeys), "")
+            unknownKeys(map, MapProjectReader.mapKeys, "")
             let name = string(map["name"], "name") ?? defaultName
             if !MapProjectReader.isURLName(name) { fail("name", "\"\(name)\" must be letters, digits, '-' or '_' (it is part of URLs)") }
             var layers = [LayerSpec]()
@@ -131,7 +131,7 @@ public enum MapProjectReader {
 
         mutating func layer(_ value: JSONValue, _ path: String) -> LayerSpec? {
             guard case .object(let o) = value else { fail(path, "expected a layer object, found \(value.kind)"); return nil }
-            unknownKeys(o, Self.allowed(layerKeys), path)
+            unknownKeys(o, MapProjectReader.layerKeys, path)
             guard let id = string(o["id"], path + ".id") else {
                 if o["id"] == nil { fail(path + ".id", "missing: every layer needs an id") }
                 return nil
@@ -307,8 +307,6 @@ public enum MapProjectReader {
         func resolve(_ text: String) -> String {
             text.hasPrefix("/") ? text : folder.appendingPathComponent(text).standardizedFileURL.path
         }
-
-        static func allowed(_ keys: Set<String>) -> Set<String> { keys }
 
         mutating func unknownKeys(_ object: [String: JSONValue], _ allowed: Set<String>, _ path: String) {
             for key in object.keys.sorted() where !allowed.contains(key) {
