@@ -13,12 +13,7 @@ public struct HatchRenderer: OverlayRenderer {
     }
 
     public func draw(_ feature: Feature, on canvas: Canvas, projection: MapProjection) {
-        let rings: [[Coordinate]]
-        switch feature.geometry {
-        case .polygon(let r): rings = r
-        case .multiPolygon(let polygons): rings = polygons.flatMap { $0 }
-        default: return
-        }
+        guard let rings = feature.geometry?.polygonRings else { return }
         let scale = projection.scale
         let path = Path.polygon(rings.map { $0.map(projection.point(for:)) })
         let ink = feature.style.stroke ?? Color(hex: "#3d5a80")!
@@ -56,9 +51,8 @@ public struct WobblyLineRenderer: OverlayRenderer {
         switch feature.geometry {
         case .lineString(let cs): lines = [cs]
         case .multiLineString(let ls): lines = ls
-        case .polygon(let rings): lines = rings
-        case .multiPolygon(let polygons): lines = polygons.flatMap { $0 }
-        default: return
+        case let geometry?: guard let rings = geometry.polygonRings else { return }; lines = rings
+        case nil: return
         }
         let scale = projection.scale
         let style = StrokeStyle(width: (feature.style.strokeWidth ?? 1.5) * scale, cap: .round, join: .round,

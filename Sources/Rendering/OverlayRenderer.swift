@@ -10,6 +10,18 @@ public protocol OverlayRenderer: Sendable {
     func draw(_ feature: Feature, on canvas: Canvas, projection: MapProjection)
 }
 
+extension Geometry {
+    /// The rings of a polygon or multipolygon (outer and holes, all polygons' together, for
+    /// an even-odd fill), nil for other geometries.
+    var polygonRings: [[Coordinate]]? {
+        switch self {
+        case .polygon(let rings): return rings
+        case .multiPolygon(let polygons): return polygons.flatMap { $0 }
+        default: return nil
+        }
+    }
+}
+
 /// The MapKit tutorial's reservoir: the polygon filled with its colour, and a band of light
 /// sliding across it. `phase` in [0, 1) moves the band; a viewer animates it.
 public struct ShimmerRenderer: OverlayRenderer {
@@ -22,12 +34,7 @@ public struct ShimmerRenderer: OverlayRenderer {
     }
 
     public func draw(_ feature: Feature, on canvas: Canvas, projection: MapProjection) {
-        let rings: [[Coordinate]]
-        switch feature.geometry {
-        case .polygon(let r): rings = r
-        case .multiPolygon(let polygons): rings = polygons.flatMap { $0 }
-        default: return
-        }
+        guard let rings = feature.geometry?.polygonRings else { return }
         let path = Path.polygon(rings.map { $0.map(projection.point(for:)) })
         let base = color ?? feature.style.fill ?? Color(hex: "#3b6ea5")!
         canvas.fill(path, with: .color(base), rule: .evenOdd)
