@@ -103,9 +103,9 @@ enum SplitCommand: Command {
                 let before = try await original?.tile(TileRequest(tile)).data
                 if let before, let decoded = try? RGBAImage(decoding: before.bytes), decoded.pixels == cut.pixels {
                     unchanged += 1
-                    var inOutput = false
-                    if let existing { inOutput = (try await existing.tile(TileRequest(tile)).data) != nil }
-                    if !inOutput {
+                    // With an output store, `original` is that store and the tile is already in it;
+                    // otherwise copy the stitched source's bytes.
+                    if existing == nil {
                         try writer.write(tile, bytes: before.bytes)  // bit for bit
                         copied += 1
                     }

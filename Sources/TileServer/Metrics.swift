@@ -46,10 +46,6 @@ public final class Metrics: Sendable {
         shard.state.withLock { $0.upstreamErrors += 1 }
     }
 
-    public func count(route: String, status: Int) -> Int {
-        total.requests[RouteStatus(route: route, status: status)] ?? 0
-    }
-
     /// Every shard added up.
     private var total: State {
         var sum = State()
