@@ -160,13 +160,7 @@ def viewer(port, out):
         warped = wait.until(lambda d: d.execute_script("return window.tilekitWarped"))
         check(f"a warp zone's popup warps the hero ({target})", warped and warped.startswith("station-"), warped)
         # At the demo's pace the goblin comes after ~70 s: play again, faster, and wait for both popups.
-        driver.execute_script("window.tilekitEncounters = []; window.tilekitPlay = window.tilekitPlay;")
-        driver.execute_script("var s = new EventSource('/maps/central-park/play?gpx=game-test&time-warp=60');"
-                              "s.addEventListener('position', function (e) { var d = JSON.parse(e.data); window.tilekitHero(d.lat, d.lon); });"
-                              "s.addEventListener('enter', function (e) { var d = JSON.parse(e.data); window.tilekitEncounters.push(d);"
-                              " var box = document.createElement('div'); box.className = 'tk-encounter'; box.textContent = d.title + ' · ' + d.kind;"
-                              " L.popup({autoClose: false, closeOnClick: false}).setLatLng([d.lat, d.lon]).setContent(box).openOn(window.tilekitMap); });"
-                              "s.addEventListener('end', function () { s.close(); });")
+        driver.execute_script("window.tilekitEncounters = []; window.tilekitPlay('game-test', 60);")
         wait.until(lambda d: d.execute_script("return window.tilekitEncounters.map(e => e.poi).indexOf('store') >= 0"))
         texts = driver.execute_script("return Array.from(document.querySelectorAll('.tk-encounter')).map(e => e.textContent)")
         check("encounter popups appear at the goblin and the store", any("Goblin" in t for t in texts) and any("store" in t for t in texts), texts)

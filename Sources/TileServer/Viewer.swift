@@ -208,9 +208,9 @@ enum Viewer {
       window.tilekitEncounters = [];
       window.tilekitPositions = 0;
       var playing = null;
-      function play(route) {
+      function play(route, timeWarp) {
         if (playing) playing.close();
-        var source = new EventSource(config.game.play + "?gpx=" + encodeURIComponent(route));
+        var source = new EventSource(config.game.play + "?gpx=" + encodeURIComponent(route) + (timeWarp ? "&time-warp=" + timeWarp : ""));
         playing = source;
         source.addEventListener("position", function (e) {
           var d = JSON.parse(e.data);
