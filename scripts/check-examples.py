@@ -25,7 +25,7 @@ import gpxpy
 from PIL import Image
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checklib import check, summary  # noqa: E402
+from checklib import check, chromium, summary  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "Examples")
@@ -135,14 +135,8 @@ def main():
 
 
 def viewer(port, out):
-    from selenium import webdriver
     from selenium.webdriver.support.ui import WebDriverWait
-    options = webdriver.ChromeOptions()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1100,800"):
-        options.add_argument(argument)
-    options.binary_location = "/usr/bin/chromium"
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path="/usr/bin/chromedriver"), options=options)
+    driver = chromium("--window-size=1100,800")
     try:
         driver.get(f"http://127.0.0.1:{port}/maps/central-park/")
         wait = WebDriverWait(driver, 30)
