@@ -34,14 +34,18 @@ public struct RoutePlayback: Sendable {
     public static func load(_ path: String, speed: Double = 1.4, timeWarp: Double = 1, noise: Double = 0, seed: UInt64 = 1) throws -> RoutePlayback {
         let features = try FeatureFiles.load(path)
         for feature in features {
+            let points: [Coordinate]
             switch feature.geometry {
-            case .lineString(let cs):
-                return try RoutePlayback(points: cs, times: feature.trackPoints?.times ?? [], speed: speed, timeWarp: timeWarp, noise: noise, seed: seed)
-            case .multiLineString(let lines) where !lines.isEmpty:
-                let all = lines.flatMap { $0 }
-                let times = feature.trackPoints?.times ?? []
-                return try RoutePlayback(points: all, times: times.count == all.count ? times : [], speed: speed, timeWarp: timeWarp, noise: noise, seed: seed)
+            case .lineString(let cs): points = cs
+            case .multiLineString(let lines) where !lines.isEmpty: points = lines.flatMap { $0 }
             default: continue
+            }
+            let times = feature.trackPoints?.times ?? []
+            do {
+                return try RoutePlayback(points: points, times: times.count == points.count ? times : [], speed: speed, timeWarp: timeWarp,
+                                         noise: noise, seed: seed)
+            } catch {
+                throw GameDataError(file: path, place: error.place, reason: error.reason)  // name the file, not "route"
             }
         }
         throw GameDataError(file: path, place: "file", reason: "no track, route or line to play")
