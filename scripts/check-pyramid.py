@@ -171,6 +171,14 @@ def main():
             f.write(b"\x89PNG\r\n\x1a\n" + b"\x00" * 40)
         bad = run(tilekit, "pyramid", "broken.png", "--bounds", BOUNDS, "--out", "x.mbtiles", cwd=d)
         check("a corrupt image: exit 65 naming it", bad.returncode == 65 and "broken.png" in bad.stderr, bad.stderr)
+        Image.open(os.path.join(d, "park.png")).convert("RGB").save(os.path.join(d, "park.jpg"), quality=90)
+        with open(os.path.join(d, "park.jpg"), "rb") as f:
+            head = f.read(40_000)
+        with open(os.path.join(d, "truncated.jpg"), "wb") as f:
+            f.write(head)
+        bad = run(tilekit, "pyramid", "truncated.jpg", "--bounds", BOUNDS, "--out", "x.mbtiles", cwd=d)
+        check("a truncated JPEG (libjpeg only warns): exit 65 naming it and why", bad.returncode == 65 and "truncated.jpg" in bad.stderr
+              and "Premature end" in bad.stderr, bad.stderr)
         bad = run(tilekit, "pyramid", "park.png", "--bounds", "-73.98,40.80,-73.94,40.76", "--out", "x.mbtiles", cwd=d)
         check("south above north: exit 64 saying so", bad.returncode == 64 and "south" in bad.stderr, bad.stderr)
         with open(os.path.join(d, "park.pgw"), "w") as f:

@@ -9,6 +9,7 @@ struct tk_error_manager {
     struct jpeg_error_mgr base;
     jmp_buf jump;
     char message[JMSG_LENGTH_MAX];
+    int damaged;  /* a warning such as "Premature end of JPEG file": the pixels are made up */
 };
 
 struct tk_jpeg_reader {
@@ -24,7 +25,15 @@ static void tk_jpeg_error_exit(j_common_ptr info) {
     longjmp(errors->jump, 1);
 }
 
-static void tk_jpeg_silence(j_common_ptr info, int level) { (void)info; (void)level; }
+/* libjpeg only warns about damaged data (a truncated file is padded with grey) and goes on;
+   TileKit treats that as an error, so a broken scan never becomes tiles. */
+static void tk_jpeg_warning(j_common_ptr info, int level) {
+    struct tk_error_manager *errors = (struct tk_error_manager *)info->err;
+    if (level < 0 && !errors->damaged) {
+        (*info->err->format_message)(info, errors->message);
+        errors->damaged = 1;
+    }
+}
 
 tk_jpeg_reader *tk_jpeg_reader_open(const char *path, uint32_t *width, uint32_t *height, char *error, size_t error_size) {
     tk_jpeg_reader *reader = calloc(1, sizeof *reader);
@@ -33,7 +42,7 @@ tk_jpeg_reader *tk_jpeg_reader_open(const char *path, uint32_t *width, uint32_t 
     if (!reader->file) { snprintf(error, error_size, "cannot open"); free(reader); return NULL; }
     reader->info.err = jpeg_std_error(&reader->errors.base);
     reader->errors.base.error_exit = tk_jpeg_error_exit;
-    reader->errors.base.emit_message = tk_jpeg_silence;
+    reader->errors.base.emit_message = tk_jpeg_warning;
     if (setjmp(reader->errors.jump)) {
         snprintf(error, error_size, "%s", reader->errors.message);
         jpeg_destroy_decompress(&reader->info);
@@ -59,6 +68,10 @@ int tk_jpeg_reader_row(tk_jpeg_reader *reader, uint8_t *rgba, char *error, size_
     JSAMPROW row = rgba;
     if (jpeg_read_scanlines(&reader->info, &row, 1) != 1) {
         snprintf(error, error_size, "the file ends early");
+        return -1;
+    }
+    if (reader->errors.damaged) {
+        snprintf(error, error_size, "%s", reader->errors.message);
         return -1;
     }
     return 0;

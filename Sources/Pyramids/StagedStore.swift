@@ -50,6 +50,11 @@ public final class StagedStore {
         return try RGBAImage(decoding: data.bytes)
     }
 
+    /// Removes the partial store (a build that cannot be resumed); the final path is untouched.
+    public func discard() {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: partialPath + suffix) }
+    }
+
     /// Finishes the store and puts it in place of anything at the final path.
     public func commit(metadata: TileSetMetadata) throws {
         try writer.finish(metadata: metadata)

@@ -94,6 +94,8 @@ enum PyramidCommand: Command {
             let name = arguments.values["name"] ?? URL(fileURLWithPath: imagePath).deletingPathExtension().lastPathComponent
             for store in stores { try store.commit(metadata: builder.metadata(name: name, attribution: arguments.values["attribution"])) }
         } catch let error as CanvasError {
+            // A broken image: nothing to resume, so nothing is left behind.
+            for store in stores { store.discard() }
             throw .data(error.description)
         } catch {
             throw .io("\(out): \(error) (the partial store is kept: run again with --resume)")
