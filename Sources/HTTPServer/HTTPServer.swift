@@ -1,122 +1,44 @@
 import Foundation
-import Dispatch
 import Synchronization
 import CMicroHTTPD
 import CMicroHTTPDShim
 
-/// A request as the handler sees it. `path` is still percent-encoded (it is parsed, never
-/// decoded onto a file system); query values are decoded.
-public struct HTTPRequest: Sendable {
-    public var method: String
-    public var path: String
-    public var query: [String: String]
-    /// Header names in lower case.
-    public var headers: [String: String]
-    public var body: [UInt8]
+/// How much a client may take: connections, time and bytes.
+public struct HTTPServerLimits: Sendable {
+    /// Threads that run libmicrohttpd's epoll loops (and fast answers). Handlers run as tasks
+    /// and never hold one of these threads, so the number of cores is enough.
+    public var threads = max(2, ProcessInfo.processInfo.activeProcessorCount)
+    /// Largest request body; a larger `Content-Length` is refused before the body is read.
+    public var maxBodyBytes = 1 << 20
+    /// How long a handler may take before the client gets 503 (the work is then cancelled).
+    public var handlerTimeout: Duration = .seconds(30)
+    /// From a connection's start (or its previous response) to a complete request line and
+    /// headers. Bytes that trickle in do not extend it (slowloris).
+    public var headerTimeout: Duration = .seconds(10)
+    /// From complete headers to a complete body.
+    public var bodyTimeout: Duration = .seconds(30)
+    /// libmicrohttpd's own timeout for a connection that neither sends nor reads.
+    public var idleTimeout: Duration = .seconds(30)
+    /// Open connections in all; nil: the process's file-descriptor limit (raised to its hard
+    /// limit at start) less a reserve for files and upstream sockets.
+    public var maxConnections: Int?
+    /// Open connections from one address; nil: half of `maxConnections`.
+    public var maxConnectionsPerClient: Int?
 
-    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = []) {
-        self.method = method
-        self.path = path
-        self.query = query
-        self.headers = headers
-        self.body = body
-    }
+    public init() {}
 }
 
-public struct HTTPResponse: Sendable {
-    public var status: Int
-    public var headers: [(String, String)]
-    public var body: [UInt8]
-    /// A body produced over time (server-sent events): written chunk by chunk while the
-    /// client listens; `body` is ignored then.
-    public var stream: (@Sendable (ResponseStream) async -> Void)?
-
-    public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-    }
-
-    /// A streamed response: `producer` writes the body while the client listens.
-    public init(status: Int, headers: [(String, String)] = [], stream producer: @escaping @Sendable (ResponseStream) async -> Void) {
-        self.status = status
-        self.headers = headers
-        self.body = []
-        self.stream = producer
-    }
-
-    /// A plain-text answer: errors say what was wrong.
-    public static func text(_ status: Int, _ message: String, headers: [(String, String)] = []) -> HTTPResponse {
-        HTTPResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")] + headers, body: Array((message + "\n").utf8))
-    }
-
-    public func header(_ name: String) -> String? {
-        headers.first { $0.0.caseInsensitiveCompare(name) == .orderedSame }?.1
-    }
-}
-
-public enum HTTPServerError: Error, CustomStringConvertible {
-    case cannotStart(host: String, port: Int)
-    case badHost(String)
-
-    public var description: String {
-        switch self {
-        case .cannotStart(let host, let port): return "cannot listen on \(host):\(port) (in use, or not an address of this machine)"
-        case .badHost(let host): return "host \"\(host)\" is not an IPv4 address (such as 127.0.0.1 or 0.0.0.0)"
-        }
-    }
-}
-
-/// Where a streamed body is written. Chunks wait here until libmicrohttpd's thread takes
-/// them; `isClosed` turns true when the client has gone or the server stops.
-public final class ResponseStream: @unchecked Sendable {  // all state behind `lock`
-    private let lock = NSCondition()
-    private var chunks = [UInt8]()
-    private var finished = false
-    private var closed = false
-    weak var owner: HTTPServer.Context?
-
-    public func write(_ text: String) { write(Array(text.utf8)) }
-
-    public func write(_ bytes: [UInt8]) {
-        lock.lock()
-        if !closed { chunks += bytes }
-        lock.signal()
-        lock.unlock()
-    }
-
-    public var isClosed: Bool {
-        lock.lock(); defer { lock.unlock() }
-        return closed
-    }
-
-    func finish() {
-        lock.lock(); finished = true; lock.signal(); lock.unlock()
-    }
-
-    func close() {
-        lock.lock(); closed = true; lock.signal(); lock.unlock()
-    }
-
-    /// Up to `max` bytes; waits up to `wait` for some. Empty and true at the end.
-    func take(max: Int, wait: TimeInterval) -> ([UInt8], Bool) {
-        lock.lock(); defer { lock.unlock() }
-        if chunks.isEmpty && !finished && !closed { _ = lock.wait(until: Date(timeIntervalSinceNow: wait)) }
-        if chunks.isEmpty { return ([], finished || closed) }
-        let n = min(max, chunks.count)
-        let out = Array(chunks.prefix(n))
-        chunks.removeFirst(n)
-        return (out, false)
-    }
-}
-
-/// HTTP/1.1 with keep-alive on libmicrohttpd: an epoll loop and a pool of threads, each
-/// calling the handler for the requests of its connections.
+/// HTTP/1.1 with keep-alive on libmicrohttpd: a pool of epoll threads that parse requests and
+/// send responses, and handlers that run as tasks while their connection is suspended.
 ///
-/// A `fast` handler may answer on the calling thread (a memory-cache hit); anything else
-/// runs as a task while the connection's thread waits, up to `timeout`. Answers are given
-/// on the handler's second call, never the first: libmicrohttpd treats a response queued
-/// before the request was read as early and closes the connection, which costs keep-alive.
+/// How a request flows: libmicrohttpd calls `access` once with the head (checked for strict
+/// framing and a too-large `Content-Length` here, so the body is never read and no
+/// `100 Continue` is sent), then with each piece of the body, then once more with none. On
+/// that last call a `fast` handler may answer on the spot (a memory-cache hit, `/health`);
+/// otherwise the handler starts as a task and the connection is suspended, costing no thread.
+/// The task's answer resumes the connection, libmicrohttpd calls `access` again, and the
+/// answer is queued. Answers are never queued on the first call of a good request:
+/// libmicrohttpd treats those as early and closes the connection, which costs keep-alive.
 public final class HTTPServer: Sendable {
     public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
     public typealias FastHandler = @Sendable (HTTPRequest) -> HTTPResponse?
@@ -124,23 +46,21 @@ public final class HTTPServer: Sendable {
     final class Context: Sendable {
         let handler: Handler
         let fast: FastHandler?
-        let maxBodyBytes: Int
-        let timeout: Duration
+        let limits: HTTPServerLimits
+        let watch: ConnectionWatch
+        /// Requests whose answer is not yet queued.
         let inFlight = Atomic<Int>(0)
-        /// Streams being sent, closed when the server stops.
-        let streams = Mutex<[ObjectIdentifier: ResponseStream]>([:])
-        init(handler: @escaping Handler, fast: FastHandler?, maxBodyBytes: Int, timeout: Duration) {
+        /// Exchanges alive (request line read, completion not yet called): a leak shows here.
+        let exchanges = ExchangeCount()
+        let stopping = Atomic<Bool>(false)
+        /// Exchanges whose handler runs, to answer them when the server stops.
+        let running = Mutex<[ObjectIdentifier: Exchange]>([:])
+        init(handler: @escaping Handler, fast: FastHandler?, limits: HTTPServerLimits) {
             self.handler = handler
             self.fast = fast
-            self.maxBodyBytes = maxBodyBytes
-            self.timeout = timeout
+            self.limits = limits
+            watch = ConnectionWatch(headerTimeout: limits.headerTimeout, bodyTimeout: limits.bodyTimeout)
         }
-    }
-
-    /// What a connection collects across the handler's calls: the body as it arrives.
-    final class Pending {
-        var body = [UInt8]()
-        var tooLarge = false
     }
 
     nonisolated(unsafe) private let daemon: OpaquePointer
@@ -148,10 +68,12 @@ public final class HTTPServer: Sendable {
     nonisolated(unsafe) private let contextPointer: UnsafeMutableRawPointer
     public let port: Int
     public let host: String
+    /// The connection limit in force.
+    public let maxConnections: Int
     private let stopped = Atomic<Bool>(false)
 
     /// Starts listening. `host` nil listens on every interface; port 0 lets the system pick.
-    public init(host: String?, port: Int, threads: Int = 8, maxBodyBytes: Int = 1 << 20, timeout: Duration = .seconds(30),
+    public init(host: String?, port: Int, limits: HTTPServerLimits = HTTPServerLimits(),
                 fast: FastHandler? = nil, handler: @escaping Handler) throws(HTTPServerError) {
         let address: String?
         switch host {
@@ -162,100 +84,213 @@ public final class HTTPServer: Sendable {
             guard inet_pton(AF_INET, h, &probe) == 1 else { throw .badHost(h) }
             address = h
         }
-        context = Context(handler: handler, fast: fast, maxBodyBytes: maxBodyBytes, timeout: timeout)
+        guard (0...65535).contains(port) else { throw .cannotStart(host: host ?? "0.0.0.0", port: port) }
+        let total = max(16, limits.maxConnections ?? Self.raiseDescriptorLimit() - 256)
+        let perClient = max(1, min(total, limits.maxConnectionsPerClient ?? total / 2))
+        maxConnections = total
+        context = Context(handler: handler, fast: fast, limits: limits)
         contextPointer = Unmanaged.passRetained(context).toOpaque()
-        guard (0...65535).contains(port),
-              let started = tk_mhd_start(address, UInt16(port), UInt32(max(1, threads)), HTTPServer.access, contextPointer,
-                                         HTTPServer.completed, nil) else {
+        let pointer = contextPointer
+        let started = (address ?? "").withCString { text -> OpaquePointer? in
+            var settings = tk_mhd_settings(ipv4_address: address == nil ? nil : text, port: UInt16(port),
+                                           threads: UInt32(max(1, min(limits.threads, 64))),
+                                           connection_limit: UInt32(total), per_client_limit: UInt32(perClient),
+                                           idle_timeout_seconds: UInt32(max(1, limits.idleTimeout.components.seconds)),
+                                           listen_backlog: 4096)
+            return tk_mhd_start(&settings, HTTPServer.access, pointer, HTTPServer.completed, HTTPServer.notify, HTTPServer.target)
+        }
+        guard let started else {
             Unmanaged<Context>.fromOpaque(contextPointer).release()
             throw .cannotStart(host: host ?? "0.0.0.0", port: port)
         }
         daemon = started
         self.port = Int(tk_mhd_port(started))
         self.host = address ?? "0.0.0.0"
+        context.watch.start()
     }
 
-    /// Stops accepting, lets requests in flight finish (up to `grace`), then closes.
+    /// The old shape: threads, body limit and handler timeout only.
+    public convenience init(host: String?, port: Int, threads: Int, maxBodyBytes: Int = 1 << 20, timeout: Duration = .seconds(30),
+                            fast: FastHandler? = nil, handler: @escaping Handler) throws(HTTPServerError) {
+        var limits = HTTPServerLimits()
+        limits.threads = threads
+        limits.maxBodyBytes = maxBodyBytes
+        limits.handlerTimeout = timeout
+        try self.init(host: host, port: port, limits: limits, fast: fast, handler: handler)
+    }
+
+    /// Open client connections.
+    public var connections: Int { context.watch.count }
+
+    /// Requests begun and not yet completed.
+    var openExchanges: Int { context.exchanges.value.load(ordering: .acquiring) }
+
+    /// Stops accepting at once, lets answers in flight finish (up to `grace`), ends streams,
+    /// answers what is still running with 503, then closes every connection.
     public func stop(grace: Duration = .seconds(10)) {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        context.stopping.store(true, ordering: .releasing)
         let listener = MHD_quiesce_daemon(daemon)
         if listener >= 0 { close(listener) }
-        // Streams end, so their pulls return and the threads can be joined.
-        for stream in context.streams.withLock({ Array($0.values) }) { stream.close() }
-        let deadline = ContinuousClock.now + grace
-        while context.inFlight.load(ordering: .acquiring) > 0 && ContinuousClock.now < deadline {
-            usleep(10_000)
+        for stream in context.watch.streams.withLock({ Array($0.values) }) { stream.close() }
+        waitForAnswers(until: .now + grace)
+        // Nothing may stay suspended when the daemon stops (libmicrohttpd aborts on that).
+        for exchange in context.running.withLock({ Array($0.values) }) {
+            exchange.complete(.text(503, "the server is stopping", headers: [("Retry-After", "5"), ("Connection", "close")]))
         }
+        waitForAnswers(until: .now + .seconds(2))
+        context.watch.stop()
         MHD_stop_daemon(daemon)
         Unmanaged<Context>.fromOpaque(contextPointer).release()
     }
 
+    private func waitForAnswers(until deadline: ContinuousClock.Instant) {
+        while context.inFlight.load(ordering: .acquiring) > 0 && ContinuousClock.now < deadline {
+            usleep(10_000)
+        }
+    }
+
     deinit { stop() }
 
-    private static let access: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, state in
-        guard let cls, let connection, let state, let uploadSize else { return MHDConstants.no }
-        let context = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue()
-        // First call: headers only. Remember the connection's request and wait for more.
-        guard let existing = state.pointee else {
-            state.pointee = Unmanaged.passRetained(Pending()).toOpaque()
-            return MHDConstants.yes
+    /// Raises the soft file-descriptor limit to the hard one and returns it.
+    static func raiseDescriptorLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
         }
-        let pending = Unmanaged<Pending>.fromOpaque(existing).takeUnretainedValue()
+        return Int(min(limit.rlim_cur, 1 << 20))
+    }
+
+    // MARK: - libmicrohttpd callbacks
+
+    private static let notify: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
+        guard let cls, let connection, let socketContext else { return }
+        let context = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue()
+        if code.rawValue == 0 {  // MHD_CONNECTION_NOTIFY_STARTED
+            let watched = context.watch.opened(fd: tk_mhd_connection_fd(connection))
+            socketContext.pointee = Unmanaged.passRetained(watched).toOpaque()
+        } else if let pointer = socketContext.pointee {
+            let watched = Unmanaged<WatchedConnection>.fromOpaque(pointer).takeRetainedValue()
+            context.watch.closed(watched)
+            socketContext.pointee = nil
+        }
+    }
+
+    private static func watched(_ connection: OpaquePointer) -> WatchedConnection? {
+        tk_mhd_socket_context(connection).map { Unmanaged<WatchedConnection>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// The request line is read: its target, query included, starts the exchange.
+    private static let target: tk_mhd_target_callback = { cls, target, connection in
+        guard let cls, let connection else { return nil }
+        let context = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue()
+        let exchange = Exchange(connection: connection, target: target.map { String(cString: $0) } ?? "", count: context.exchanges)
+        return Unmanaged.passRetained(exchange).toOpaque()
+    }
+
+    private static let access: MHD_AccessHandlerCallback = { cls, connection, url, method, version, uploadData, uploadSize, state in
+        guard let cls, let connection, let state, let uploadSize, let existing = state.pointee else { return MHDConstants.no }
+        let context = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue()
+        let exchange = Unmanaged<Exchange>.fromOpaque(existing).takeUnretainedValue()
+        guard let watched = exchange.watched else {
+            return head(exchange, connection, context, method: method, version: version)
+        }
         if uploadSize.pointee > 0 {
-            if let uploadData, !pending.tooLarge {
-                if pending.body.count + uploadSize.pointee > context.maxBodyBytes {
-                    pending.tooLarge = true
-                    pending.body = []
-                } else {
-                    uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
-                        pending.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: uploadSize.pointee))
-                    }
+            let size = uploadSize.pointee
+            uploadSize.pointee = 0
+            guard exchange.body.count + size <= context.limits.maxBodyBytes else {
+                // A body that grows past the limit (chunked, no Content-Length): answer and close.
+                return queue(tooLarge(context), on: connection, context)
+            }
+            if let uploadData {
+                uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
+                    exchange.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
                 }
             }
-            uploadSize.pointee = 0
             return MHDConstants.yes
         }
-        let response: HTTPResponse
-        if pending.tooLarge {
-            response = .text(413, "request body is larger than \(context.maxBodyBytes) bytes")
-        } else {
-            let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
-                                      query: values(connection, MHDConstants.arguments, decode: true),
-                                      headers: values(connection, MHDConstants.headers, decode: false), body: pending.body)
-            response = answer(request, context)
-        }
-        return queue(response, on: connection, context)
+        if exchange.started { return deliverOrSuspend(exchange, watched, connection, context) }  // resumed: the answer is there
+        return begin(exchange, watched, path: url.map { String(cString: $0) } ?? "/", connection, context)
     }
 
-    private static func answer(_ request: HTTPRequest, _ context: Context) -> HTTPResponse {
+    /// The first call: the request line and headers are complete; the body is not read yet.
+    private static func head(_ exchange: Exchange, _ connection: OpaquePointer, _ context: Context,
+                             method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?) -> MHD_Result {
+        let head = RequestHead(method: method.map { String(cString: $0) } ?? "", target: exchange.target,
+                               version: version.map { String(cString: $0) } ?? "",
+                               headers: headerList(connection), receivedBytes: Int(exactly: tk_mhd_header_size(connection)).flatMap { $0 > 0 ? $0 : nil })
+        guard let watched = watched(connection) else { return MHDConstants.no }
+        if let problem = head.framingProblem() {
+            return queue(.text(400, "bad request: \(problem)", headers: [("Connection", "close")]), on: connection, context)
+        }
+        if let length = head.contentLength, length > context.limits.maxBodyBytes {
+            return queue(tooLarge(context), on: connection, context)
+        }
+        context.watch.setDeadline(watched, after: head.hasBody ? context.limits.bodyTimeout : nil)
+        exchange.head = head
+        exchange.watched = watched
+        return MHDConstants.yes
+    }
+
+    private static func tooLarge(_ context: Context) -> HTTPResponse {
+        .text(413, "request body is larger than \(context.limits.maxBodyBytes) bytes", headers: [("Connection", "close")])
+    }
+
+    /// The last call of a request: answer now (fast) or start the handler and suspend.
+    private static func begin(_ exchange: Exchange, _ watched: WatchedConnection, path: String, _ connection: OpaquePointer,
+                              _ context: Context) -> MHD_Result {
+        context.watch.setDeadline(watched, after: nil)
+        let request = HTTPRequest(method: exchange.head?.method ?? "GET", path: path,
+                                  query: values(connection, MHDConstants.arguments, decode: true),
+                                  headers: values(connection, MHDConstants.headers, decode: false), body: exchange.body)
+        exchange.body = []
+        if let fast = context.fast, let response = fast(request) { return queue(response, on: connection, context) }
+        if context.stopping.load(ordering: .acquiring) {
+            return queue(.text(503, "the server is stopping", headers: [("Retry-After", "5"), ("Connection", "close")]), on: connection, context)
+        }
+        exchange.started = true
         context.inFlight.add(1, ordering: .relaxed)
-        defer { context.inFlight.subtract(1, ordering: .releasing) }
-        if let fast = context.fast, let response = fast(request) { return response }
-        let box = ResponseBox()
-        let done = DispatchSemaphore(value: 0)
+        context.running.withLock { $0[ObjectIdentifier(exchange)] = exchange }
         let handler = context.handler
-        Task {
-            box.set(await handler(request))
-            done.signal()
+        let work = Task {
+            let response = await handler(request)
+            exchange.complete(response)
         }
-        let seconds = Double(context.timeout.components.seconds) + Double(context.timeout.components.attoseconds) / 1e18
-        if done.wait(timeout: .now() + seconds) == .timedOut {
-            return .text(503, "request took longer than \(Int(seconds)) s", headers: [("Retry-After", "5")])
+        let timeout = context.limits.handlerTimeout
+        exchange.setTimer(Task {
+            try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled else { return }
+            exchange.complete(.text(503, "request took longer than \(timeout.components.seconds) s", headers: [("Retry-After", "5")]))
+            work.cancel()
+        })
+        context.watch.watchHangup(watched) {
+            work.cancel()
+            exchange.complete(.text(499, "the client went away", headers: [("Connection", "close")]))
         }
-        return box.get() ?? .text(500, "no response")
+        return deliverOrSuspend(exchange, watched, connection, context)
     }
 
-    final class ResponseBox: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value: HTTPResponse?
-        func set(_ v: HTTPResponse) { lock.lock(); value = v; lock.unlock() }
-        func get() -> HTTPResponse? { lock.lock(); defer { lock.unlock() }; return value }
+    /// Queues the answer if the handler has given it, or suspends the connection until it does.
+    private static func deliverOrSuspend(_ exchange: Exchange, _ watched: WatchedConnection, _ connection: OpaquePointer,
+                                         _ context: Context) -> MHD_Result {
+        guard exchange.suspendUntilAnswered(), let answer = exchange.takeAnswer() else { return MHDConstants.yes }
+        context.watch.watchHangup(watched, nil)
+        context.running.withLock { $0[ObjectIdentifier(exchange)] = nil }
+        defer { context.inFlight.subtract(1, ordering: .releasing) }
+        return queue(answer, on: connection, context)
     }
 
     private static func queue(_ response: HTTPResponse, on connection: OpaquePointer, _ context: Context) -> MHD_Result {
         let made: OpaquePointer?
+        var stream: ResponseStream?
         if let producer = response.stream {
-            made = streamed(producer, context)
+            let s = ResponseStream()
+            s.connection = connection
+            stream = s
+            made = streamed(s, producer, context)
         } else {
             made = response.body.withUnsafeBytes { raw in
                 MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), MHDConstants.mustCopy)
@@ -265,51 +300,66 @@ public final class HTTPServer: Sendable {
         for (name, value) in response.headers { _ = MHD_add_response_header(made, name, value) }
         let result = MHD_queue_response(connection, UInt32(response.status), made)
         MHD_destroy_response(made)
+        if let stream, result == MHDConstants.yes, let watched = watched(connection) {
+            context.watch.watchHangup(watched) { stream.close() }
+        }
         return result
     }
 
     /// A response whose body libmicrohttpd pulls from a `ResponseStream` that a task fills.
-    /// The pull waits in slices of 0.25 s, sending an SSE comment after 10 s of silence
-    /// (proxies drop quiet connections) and ending when the stream is closed.
-    private static func streamed(_ producer: @escaping @Sendable (ResponseStream) async -> Void, _ context: Context) -> OpaquePointer? {
-        let stream = ResponseStream()
-        stream.owner = context
-        context.streams.withLock { $0[ObjectIdentifier(stream)] = stream }
+    private static func streamed(_ stream: ResponseStream, _ producer: @escaping @Sendable (ResponseStream) async -> Void,
+                                 _ context: Context) -> OpaquePointer? {
+        context.watch.streams.withLock { $0[ObjectIdentifier(stream)] = stream }
+        if context.stopping.load(ordering: .acquiring) { stream.close() }
         Task {
             await producer(stream)
             stream.finish()
         }
-        let context = Unmanaged.passRetained(stream).toOpaque()
+        let box = StreamBox(stream: stream, watch: context.watch)
         return MHD_create_response_from_callback(UInt64.max, 4096, { cls, _, buffer, max in
-            guard let cls, let buffer else { return -1 }
-            let stream = Unmanaged<ResponseStream>.fromOpaque(cls).takeUnretainedValue()
-            var quiet = 0.0
-            while true {
-                let (bytes, ended) = stream.take(max: max, wait: 0.25)
-                if !bytes.isEmpty {
-                    bytes.withUnsafeBytes { UnsafeMutableRawPointer(buffer).copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
-                    return bytes.count
-                }
-                if ended { return -1 }  // MHD_CONTENT_READER_END_OF_STREAM
-                quiet += 0.25
-                if quiet >= 10 {
-                    let ping = Array(": ping\n\n".utf8)
-                    ping.withUnsafeBytes { UnsafeMutableRawPointer(buffer).copyMemory(from: $0.baseAddress!, byteCount: ping.count) }
-                    return ping.count
-                }
-            }
-        }, context, { cls in
+            guard let cls, let buffer else { return -2 }  // MHD_CONTENT_READER_END_WITH_ERROR
+            let box = Unmanaged<StreamBox>.fromOpaque(cls).takeUnretainedValue()
+            guard let count = box.stream.pull(into: UnsafeMutableRawPointer(buffer), max: max) else { return -1 }  // END_OF_STREAM
+            return count
+        }, Unmanaged.passRetained(box).toOpaque(), { cls in
             guard let cls else { return }
-            let stream = Unmanaged<ResponseStream>.fromOpaque(cls).takeRetainedValue()
-            stream.close()
-            _ = stream.owner?.streams.withLock { $0.removeValue(forKey: ObjectIdentifier(stream)) }
+            let box = Unmanaged<StreamBox>.fromOpaque(cls).takeRetainedValue()
+            box.stream.close()
+            _ = box.watch.streams.withLock { $0.removeValue(forKey: ObjectIdentifier(box.stream)) }
         })
     }
 
-    private static let completed: MHD_RequestCompletedCallback = { _, _, state, _ in
+    final class StreamBox: Sendable {
+        let stream: ResponseStream
+        let watch: ConnectionWatch
+        init(stream: ResponseStream, watch: ConnectionWatch) {
+            self.stream = stream
+            self.watch = watch
+        }
+    }
+
+    private static let completed: MHD_RequestCompletedCallback = { cls, connection, state, _ in
+        if let cls, let connection, let watched = watched(connection) {
+            let context = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue()
+            context.watch.watchHangup(watched, nil)
+            context.watch.setDeadline(watched, after: context.limits.headerTimeout)  // keep-alive: the next request
+        }
         guard let state, let pointer = state.pointee else { return }
-        Unmanaged<Pending>.fromOpaque(pointer).release()
+        Unmanaged<Exchange>.fromOpaque(pointer).release()
         state.pointee = nil
+    }
+
+    /// Every header in order, duplicates kept (libmicrohttpd keeps them in a list).
+    private static func headerList(_ connection: OpaquePointer) -> [(name: String, value: String)] {
+        final class Collector { var headers = [(name: String, value: String)]() }
+        let collector = Collector()
+        _ = MHD_get_connection_values(connection, MHDConstants.headers, { cls, _, key, value in
+            guard let cls, let key else { return MHDConstants.yes }
+            let collector = Unmanaged<Collector>.fromOpaque(cls).takeUnretainedValue()
+            collector.headers.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+            return MHDConstants.yes
+        }, Unmanaged.passUnretained(collector).toOpaque())
+        return collector.headers
     }
 
     /// Headers or query arguments of the request. Query values arrive still encoded (the
@@ -334,6 +384,88 @@ public final class HTTPServer: Sendable {
         }, pointer)
         return collector.values
     }
+}
+
+/// One request on one connection, from its request line to its answer. `head`, `watched`,
+/// `body` and `started` are touched only on libmicrohttpd's thread for this connection (the
+/// calls of `access` never overlap); the answer and the suspension are behind `state`.
+final class Exchange: @unchecked Sendable {  // see above: thread-confined fields, the rest behind `state`
+    nonisolated(unsafe) let connection: OpaquePointer
+    /// The request target as it came, query included.
+    let target: String
+    /// Set by the first call of `access`, when the head is complete and accepted.
+    var head: RequestHead?
+    var watched: WatchedConnection?
+    var body = [UInt8]()
+    var started = false
+
+    private enum Phase { case waiting, suspended, answered(HTTPResponse), delivered }
+    private struct State {
+        var phase = Phase.waiting
+        /// The handler's time limit, cancelled by the answer.
+        var timer: Task<Void, Never>?
+    }
+    private let state = Mutex(State())
+
+    private let count: ExchangeCount
+
+    init(connection: OpaquePointer, target: String, count: ExchangeCount) {
+        self.connection = connection
+        self.target = target
+        self.count = count
+        count.value.add(1, ordering: .relaxed)
+    }
+
+    deinit { count.value.subtract(1, ordering: .releasing) }
+
+    /// Gives the answer (the first one wins) and resumes the connection if it waits.
+    func complete(_ response: HTTPResponse) {
+        let (resume, timer) = state.withLock { s -> (Bool?, Task<Void, Never>?) in
+            let resume: Bool
+            switch s.phase {
+            case .waiting: resume = false
+            case .suspended: resume = true
+            case .answered, .delivered: return (nil, nil)
+            }
+            s.phase = .answered(response)
+            defer { s.timer = nil }
+            return (resume, s.timer)
+        }
+        timer?.cancel()
+        if resume == true { MHD_resume_connection(connection) }
+    }
+
+    func setTimer(_ timer: Task<Void, Never>) {
+        let answered = state.withLock { s -> Bool in
+            guard case .waiting = s.phase else { return true }
+            s.timer = timer
+            return false
+        }
+        if answered { timer.cancel() }
+    }
+
+    /// Suspends the connection unless the answer is already there; true when it is.
+    func suspendUntilAnswered() -> Bool {
+        state.withLock { s in
+            guard case .waiting = s.phase else { return true }
+            MHD_suspend_connection(connection)
+            s.phase = .suspended
+            return false
+        }
+    }
+
+    /// The answer, once.
+    func takeAnswer() -> HTTPResponse? {
+        state.withLock { s in
+            guard case .answered(let response) = s.phase else { return nil }
+            s.phase = .delivered
+            return response
+        }
+    }
+}
+
+final class ExchangeCount: Sendable {
+    let value = Atomic<Int>(0)
 }
 
 /// libmicrohttpd's closed C enums, which Swift imports without their constant names.

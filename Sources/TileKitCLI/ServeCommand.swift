@@ -83,9 +83,9 @@ enum ValidateCommand: Command {
 enum ServeCommand: Command {
     static let path = ["serve"]
     static let summary = "serve maps over HTTP with a Leaflet viewer"
-    static let options = OptionSpec(valued: ["host", "port", "threads", "cache-mb", "max-static-side"], flags: ["json", "quiet"])
+    static let options = OptionSpec(valued: ["host", "port", "threads", "cache-mb", "max-static-side", "max-connections", "stop-grace"], flags: ["json", "quiet"])
     static let help = """
-    Usage: tilekit serve MAP.json|STORE... [--host ADDRESS] [--port 8080] [--threads 16]
+    Usage: tilekit serve MAP.json|STORE... [--host ADDRESS] [--port 8080]
 
     Serves each map project (or tile store, as a one-layer map named after its file):
       /                                          the maps
@@ -98,12 +98,17 @@ enum ServeCommand: Command {
           {w},{s},{e},{n} and auto; markers=, path=, padding=; POST a GeoJSON body;
           .json gives the image's geometry)
       /health, /metrics (Prometheus)
-    Stops on Ctrl-C or SIGTERM after finishing the requests in flight.
+    Stops on Ctrl-C or SIGTERM: stops accepting at once, finishes the answers in flight
+    (up to --stop-grace seconds), ends game streams, then exits 0.
 
     Options:
       --host ADDRESS        IPv4 address to listen on (default: every interface)
       --port N              port (default: 8080; 0 picks a free one)
-      --threads N           connection threads (default: 16; each open game stream holds one)
+      --threads N           connection threads (default: the number of cores; requests that
+                            wait for work, and game streams, hold none)
+      --max-connections N   open connections in all (default: the file-descriptor limit,
+                            raised to its hard limit, less 256); half of it per client address
+      --stop-grace S        seconds to finish answers in flight on stop (default: 10)
       --cache-mb N          memory for encoded tiles (default: 128)
       --max-static-side N   largest static image side in pixels (default: 2048)
       --json                print {"url":...,"port":...,"maps":[...]} once listening
@@ -113,7 +118,10 @@ enum ServeCommand: Command {
     static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError) {
         guard !arguments.positionals.isEmpty else { throw .usage("missing MAP.json or a tile store to serve") }
         let port = try Parse.count(arguments.values["port"] ?? "8080", "port", 0...65535)
-        let threads = try Parse.count(arguments.values["threads"] ?? "16", "threads", 1...256)
+        var limits = HTTPServerLimits()
+        if let text = arguments.values["threads"] { limits.threads = try Parse.count(text, "threads", 1...64) }
+        if let text = arguments.values["max-connections"] { limits.maxConnections = try Parse.count(text, "max-connections", 16...1_000_000) }
+        let grace = try Parse.count(arguments.values["stop-grace"] ?? "10", "stop-grace", 0...3600)
         var options = ServerOptions()
         options.cacheBytes = try Parse.count(arguments.values["cache-mb"] ?? "128", "cache-mb", 0...65536) << 20
         options.maxStaticSide = try Parse.count(arguments.values["max-static-side"] ?? "2048", "max-static-side", 16...8192)
@@ -128,7 +136,7 @@ enum ServeCommand: Command {
 
         let http: HTTPServer
         do {
-            http = try server.start(host: arguments.values["host"], port: port, threads: threads)
+            http = try server.start(host: arguments.values["host"], port: port, limits: limits)
         } catch {
             if case .badHost = error { throw .usage(error.description) }
             throw .io(error.description)
@@ -160,8 +168,8 @@ enum ServeCommand: Command {
                 source.resume()
             }
         }
-        io.writeError("stopping: finishing requests in flight")
-        http.stop()
+        io.writeError("stopping: finishing requests in flight (up to \(grace) s)")
+        http.stop(grace: .seconds(grace))
         for source in sources { source.cancel() }
     }
 

@@ -12,6 +12,7 @@ public final class Metrics: Sendable {
         var latencySum = 0.0
         var latencyCount = 0
         var upstreamErrors = 0
+        var rendersRefused = 0
     }
 
     struct RouteStatus: Hashable {
@@ -46,6 +47,11 @@ public final class Metrics: Sendable {
         shard.state.withLock { $0.upstreamErrors += 1 }
     }
 
+    /// A static image refused because the render budget was spent.
+    public func renderRefused() {
+        shard.state.withLock { $0.rendersRefused += 1 }
+    }
+
     /// Every shard added up.
     private var total: State {
         var sum = State()
@@ -56,6 +62,7 @@ public final class Metrics: Sendable {
             sum.latencySum += s.latencySum
             sum.latencyCount += s.latencyCount
             sum.upstreamErrors += s.upstreamErrors
+            sum.rendersRefused += s.rendersRefused
         }
         return sum
     }
@@ -99,6 +106,9 @@ public final class Metrics: Sendable {
         # HELP tilekit_upstream_errors_total Tiles that failed or were unavailable upstream.
         # TYPE tilekit_upstream_errors_total counter
         tilekit_upstream_errors_total \(s.upstreamErrors)
+        # HELP tilekit_static_renders_refused_total Static images refused because the render budget was spent.
+        # TYPE tilekit_static_renders_refused_total counter
+        tilekit_static_renders_refused_total \(s.rendersRefused)
 
         """
         return out

@@ -54,26 +54,42 @@ extension TileServer {
         let snapshotOptions = SnapshotOptions(region: region, width: spec.width, height: spec.height, scale: spec.scale,
                                               base: spec.format == nil ? nil : base, features: features,
                                               attribution: map.project.attribution, maxZoom: Double(map.project.maxZoom))
-        let snapshot: Snapshot
+        // Drawn and encoded on the render pool, under its budget; a client that leaves
+        // cancels the work (checked before the costly encoding).
+        let rendered: (snapshot: Snapshot, bytes: [UInt8]?)?
         do {
-            snapshot = try await Snapshotter.render(snapshotOptions)
+            rendered = try await renders.run {
+                let snapshot = try await Snapshotter.render(snapshotOptions)
+                try Task.checkCancellation()
+                do {
+                    return (snapshot, try spec.format.map { try snapshot.image.encoded(.defaults(for: $0)) })
+                } catch {
+                    throw EncodingFailure(error: error)
+                }
+            }
         } catch let error as SnapshotError {
             return .text(400, error.description)
+        } catch is CancellationError {
+            return .text(503, "static image: cancelled", headers: [("Retry-After", "2")])
+        } catch let failure as EncodingFailure {
+            return .text(500, "static image: \(failure.error)")
         } catch {
             metrics.upstreamError()
             return .text(502, "static image: \(error)")
         }
-        guard let format = spec.format else {
+        guard let (snapshot, bytes) = rendered else {
+            metrics.renderRefused()
+            return .text(503, "\(renders.capacity) static images are being rendered; try again shortly", headers: [("Retry-After", "2")])
+        }
+        guard let format = spec.format, let bytes else {
             return compressed(request, cacheable(request, HTTPResponse(status: 200, headers: [("Content-Type", "application/json"),
                                                                                             ("Cache-Control", "public, max-age=60")], body: Array(snapshot.geometryJSON))))
         }
         let header = String(decoding: snapshot.geometryJSON(markers: false), as: UTF8.self)
-        do {
-            let bytes = try snapshot.image.encoded(.defaults(for: format))
-            return cacheable(request, HTTPResponse(status: 200, headers: [("Content-Type", format.mimeType), ("Cache-Control", "public, max-age=60"),
-                                                                       ("X-Snapshot-Geometry", header)], body: bytes))
-        } catch {
-            return .text(500, "static image: \(error)")
-        }
+        return cacheable(request, HTTPResponse(status: 200, headers: [("Content-Type", format.mimeType), ("Cache-Control", "public, max-age=60"),
+                                                                   ("X-Snapshot-Geometry", header)], body: bytes))
     }
 }
+
+/// An image that was drawn but could not be encoded (500, not the upstream's fault).
+struct EncodingFailure: Error { let error: any Error }

@@ -17,6 +17,9 @@ public struct ServerOptions: Sendable {
     public var maxMarkers = 500
     public var maxPathPoints = 10_000
     public var maxBodyBytes = 1 << 20
+    /// Static images drawn at once; more are refused with 503 at once. One core is left to
+    /// tiles and streams.
+    public var maxConcurrentStaticRenders = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
     public var requestTimeout: Duration = .seconds(30)
     /// Where Debian's libjs-leaflet puts Leaflet.
     public var leafletFolder = "/usr/share/javascript/leaflet"
@@ -55,6 +58,7 @@ public final class TileServer: Sendable {
     let cache: MemoryCache<TileKey, CachedTile>
     let inFlight = InFlight<TileKey, CachedTile>()
     let assets: [String: (bytes: [UInt8], type: String)]
+    let renders: RenderPool
 
     public init(maps: [ServedMap], options: ServerOptions = ServerOptions()) throws(ProjectProblems) {
         var byName = [String: ServedMap]()
@@ -70,6 +74,7 @@ public final class TileServer: Sendable {
         order = maps.map(\.project.name)
         self.options = options
         cache = MemoryCache(capacity: options.cacheBytes)
+        renders = RenderPool(capacity: options.maxConcurrentStaticRenders)
         // One layer alone, at full opacity: the viewer applies opacity itself.
         var composers = [String: [String: TileComposer]]()
         for map in maps {
@@ -100,9 +105,14 @@ public final class TileServer: Sendable {
     }
 
     /// Listens on `host:port` (nil host: every interface) until `stop` is called on the result.
-    public func start(host: String?, port: Int, threads: Int = 16) throws(HTTPServerError) -> HTTPServer {
-        try HTTPServer(host: host, port: port, threads: threads, maxBodyBytes: options.maxBodyBytes, timeout: options.requestTimeout,
-                       fast: { [self] request in fast(request) }, handler: { [self] request in await handle(request) })
+    /// `limits` sets connections and deadlines; the body limit and handler timeout come from
+    /// the server's options.
+    public func start(host: String?, port: Int, limits: HTTPServerLimits = HTTPServerLimits()) throws(HTTPServerError) -> HTTPServer {
+        var limits = limits
+        limits.maxBodyBytes = options.maxBodyBytes
+        limits.handlerTimeout = options.requestTimeout
+        return try HTTPServer(host: host, port: port, limits: limits,
+                              fast: { [self] request in fast(request) }, handler: { [self] request in await handle(request) })
     }
 
     // MARK: - Answering
@@ -111,7 +121,10 @@ public final class TileServer: Sendable {
     public func fast(_ request: HTTPRequest) -> HTTPResponse? {
         guard request.method == "GET" || request.method == "HEAD" else { return nil }
         let started = ContinuousClock.now
-        guard case .tile(let map, let layer, let tile, let scale, let format)? = try? Route.parse(request.path),
+        let route = try? Route.parse(request.path)
+        // Load balancers ask this while everything else is busy: never a task, never a queue.
+        if case .health? = route { return finish(request, route: "health", started: started, .text(200, "ok"), cors: "*") }
+        guard case .tile(let map, let layer, let tile, let scale, let format)? = route,
               let cached = cache.get(TileKey(map: map, layer: layer ?? "", tile: tile, scale: scale, format: format)),
               let served = maps[map] else { return nil }
         return finish(request, route: layer == nil ? "tile" : "layer_tile", started: started,

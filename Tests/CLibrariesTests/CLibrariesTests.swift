@@ -25,13 +25,20 @@ import CMicroHTTPDShim
         #expect(String(cString: MHD_get_version()).hasPrefix("0.9"))
         // MHD needs a handler; this one refuses every request.
         let handler: MHD_AccessHandlerCallback = { _, _, _, _, _, _, _, _ in MHD_Result(rawValue: 0)! }
-        // Called outside #require: inside the macro the implicit String-to-char* temporary
-        // is already freed when C reads it.
-        let started = tk_mhd_start("127.0.0.1", 0, 1, handler, nil, nil, nil)
+        // Called outside #require: inside the macro a C string temporary may already be freed
+        // when C reads it.
+        func start(_ address: String) -> OpaquePointer? {
+            address.withCString { text in
+                var settings = tk_mhd_settings(ipv4_address: text, port: 0, threads: 1, connection_limit: 64, per_client_limit: 64,
+                                               idle_timeout_seconds: 5, listen_backlog: 16)
+                return tk_mhd_start(&settings, handler, nil, nil, nil, nil)
+            }
+        }
+        let started = start("127.0.0.1")
         let daemon = try #require(started)
         defer { MHD_stop_daemon(daemon) }
         #expect(tk_mhd_port(daemon) > 0)
-        let refused = tk_mhd_start("not an address", 0, 1, handler, nil, nil, nil)
+        let refused = start("not an address")
         #expect(refused == nil)
     }
 }

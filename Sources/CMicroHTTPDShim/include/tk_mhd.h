@@ -1,5 +1,5 @@
-// MHD_start_daemon is variadic, which Swift cannot call: this shim passes the
-// options TileKit needs as fixed arguments.
+// MHD_start_daemon and MHD_get_connection_info are variadic, which Swift cannot call:
+// this shim passes the options TileKit needs as fixed arguments.
 #ifndef TK_MHD_H
 #define TK_MHD_H
 #include <stdint.h>
@@ -7,14 +7,44 @@
 #include <sys/types.h>
 #include <microhttpd.h>
 
-/// Starts a daemon bound to `ipv4_address` (dotted quad; NULL for every interface)
-/// and `port` (0 lets the OS pick), with an internal thread pool of `threads`
-/// threads using epoll, calling `handler` with `context`. URLs and query arguments reach
-/// the handler still percent-encoded. Returns NULL on failure.
-struct MHD_Daemon *tk_mhd_start(const char *ipv4_address, uint16_t port, unsigned int threads,
+/// What the daemon is started with (see HTTPServer.Limits for the meaning of each).
+struct tk_mhd_settings {
+    const char *ipv4_address;    /* dotted quad; NULL for every interface */
+    uint16_t port;               /* 0 lets the OS pick */
+    unsigned int threads;        /* epoll threads, each with its own share of connections */
+    unsigned int connection_limit;
+    unsigned int per_client_limit;
+    unsigned int idle_timeout_seconds;
+    unsigned int listen_backlog;
+};
+
+/// Called with each request's target as it came (path and query) before the handler; what it
+/// returns is the request's first state pointer (libmicrohttpd's URI log callback).
+typedef void *(*tk_mhd_target_callback)(void *context, const char *target, struct MHD_Connection *connection);
+
+/// Starts a daemon with an internal pool of epoll threads, suspend/resume allowed, strict
+/// request parsing, calling `handler` with `context`, `target` with each request's raw target
+/// and `notify` on every connection's start and close. URLs and query arguments reach the
+/// handler still percent-encoded. NULL on failure.
+struct MHD_Daemon *tk_mhd_start(const struct tk_mhd_settings *settings,
                                 MHD_AccessHandlerCallback handler, void *context,
-                                MHD_RequestCompletedCallback completed, void *completed_context);
+                                MHD_RequestCompletedCallback completed,
+                                MHD_NotifyConnectionCallback notify,
+                                tk_mhd_target_callback target);
+
+/// poll()'s "peer closed its end" bit, which glibc shows only under _GNU_SOURCE.
+#define TK_POLLRDHUP 0x2000
 
 /// The port the daemon listens on (useful after asking for port 0), or 0.
 uint16_t tk_mhd_port(struct MHD_Daemon *daemon);
+
+/// The connection's socket, or -1.
+int tk_mhd_connection_fd(struct MHD_Connection *connection);
+
+/// The pointer the connection-notify callback stored for this connection, or NULL.
+void *tk_mhd_socket_context(struct MHD_Connection *connection);
+
+/// Bytes of the request line and headers as received (0 when unknown): compared with what
+/// the parsed strings add up to, it shows bytes (a NUL) that C strings hid.
+size_t tk_mhd_header_size(struct MHD_Connection *connection);
 #endif

@@ -1,0 +1,158 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import HTTPServer
+
+/// The server on a real socket: waiting work holds no thread, slow clients get deadlines,
+/// bodies are refused before they are read, abandoned work is cancelled, stop is graceful.
+@Suite(.serialized) struct SuspendedConnectionTests {
+    static func limits(threads: Int = 1) -> HTTPServerLimits {
+        var limits = HTTPServerLimits()
+        limits.threads = threads
+        return limits
+    }
+
+    static func get(_ path: String) -> String { "GET \(path) HTTP/1.1\r\nHost: t\r\n\r\n" }
+
+    /// One connection thread, 40 requests waiting for their handlers: a fast answer still comes.
+    @Test func waitingHandlersHoldNoThread() throws {
+        let gate = Gate()
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: Self.limits(),
+                                    fast: { $0.path == "/fast" ? .text(200, "fast") : nil }) { _ in
+            await gate.wait()
+            return .text(200, "waited")
+        }
+        defer { server.stop() }
+        let waiting = try (0..<40).map { _ in try RawClient(port: server.port) }
+        for client in waiting { client.send(Self.get("/slow")) }
+        let fast = try RawClient(port: server.port)
+        fast.send(Self.get("/fast"))
+        #expect(fast.read(until: "fast").contains("200 OK"))
+        Task { await gate.open() }
+        for client in waiting { #expect(client.read(until: "waited").contains("200 OK")) }
+    }
+
+    /// Streams wait for their next chunk suspended: 20 open streams, one thread, and a fast
+    /// answer still comes; then every stream gets its chunks and its end.
+    @Test func openStreamsHoldNoThread() throws {
+        let gate = Gate()
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: Self.limits(),
+                                    fast: { $0.path == "/fast" ? .text(200, "fast") : nil }) { _ in
+            HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream")]) { stream in
+                stream.write("data: first\n\n")
+                await gate.wait()
+                stream.write("data: second\n\n")
+            }
+        }
+        defer { server.stop() }
+        let streams = try (0..<20).map { _ in try RawClient(port: server.port) }
+        for client in streams {
+            client.send(Self.get("/events"))
+            #expect(client.read(until: "first").contains("data: first"))
+        }
+        let fast = try RawClient(port: server.port)
+        fast.send(Self.get("/fast"))
+        #expect(fast.read(until: "fast").contains("200 OK"))
+        Task { await gate.open() }
+        for client in streams { #expect(client.read(until: "second").contains("data: second")) }
+    }
+
+    /// Slowloris: a head that trickles in a byte at a time is cut at the header deadline,
+    /// although every byte arrives well within the idle timeout.
+    @Test func tricklingHeadIsCutAtItsDeadline() throws {
+        var limits = Self.limits()
+        limits.headerTimeout = .seconds(1)
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: limits) { _ in .text(200, "") }
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        client.send("GET /a-long-path?with=query HTTP/1.1\r\nHost: t\r\n")
+        var sent = 0
+        for _ in 0..<40 {  // 8 s of trickle if nobody stops it
+            usleep(200_000)
+            guard client.send("X") else { break }
+            sent += 1
+        }
+        #expect(sent < 40, "the server kept a trickling head open for 8 s")
+        for _ in 0..<20 where server.openExchanges > 0 { usleep(50_000) }
+        #expect(server.openExchanges == 0, "the cut request's state was not freed")
+    }
+
+    /// `Expect: 100-continue` with a body over the limit: 413 and no `100 Continue`, the body
+    /// never read. A chunked body that grows past the limit is cut with 413 too.
+    @Test func oversizedBodiesAreRefusedBeforeTheyAreRead() throws {
+        var limits = Self.limits()
+        limits.maxBodyBytes = 1000
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: limits) { _ in .text(200, "") }
+        defer { server.stop() }
+        let declared = try RawClient(port: server.port)
+        declared.send("POST /x HTTP/1.1\r\nHost: t\r\nContent-Length: 5000000\r\nExpect: 100-continue\r\n\r\n")
+        let answer = declared.readAll()
+        #expect(answer.text.hasPrefix("HTTP/1.1 413"), "\(answer.text)")
+        #expect(!answer.text.contains("100 Continue"))
+        #expect(answer.closed)
+
+        let chunked = try RawClient(port: server.port)
+        chunked.send("POST /x HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
+        let chunk = "200\r\n" + String(repeating: "a", count: 512) + "\r\n"
+        for _ in 0..<8 { chunked.send(chunk) }
+        let cut = chunked.readAll()
+        #expect(cut.closed)
+        #expect(cut.text.isEmpty || cut.text.hasPrefix("HTTP/1.1 413"), "\(cut.text)")
+    }
+
+    /// A client that leaves while its handler works: the handler's task is cancelled.
+    @Test func abandonedWorkIsCancelled() async throws {
+        let cancelled = Flag()
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: Self.limits()) { _ in
+            await withTaskCancellationHandler {
+                try? await Task.sleep(for: .seconds(20))
+            } onCancel: {
+                cancelled.set()
+            }
+            return .text(200, "late")
+        }
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        client.send(Self.get("/slow"))
+        try await Task.sleep(for: .milliseconds(300))
+        client.hangUp()
+        for _ in 0..<50 where !cancelled.isSet { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(cancelled.isSet)
+    }
+
+    /// Stop: no new connections, the answer in flight arrives whole, streams end.
+    @Test func stopFinishesWhatIsInFlight() async throws {
+        let gate = Gate()
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: Self.limits()) { request in
+            if request.path == "/events" {
+                return HTTPResponse(status: 200) { stream in
+                    stream.write("data: hello\n\n")
+                    while !stream.isClosed { try? await Task.sleep(for: .milliseconds(50)) }
+                }
+            }
+            await gate.wait()
+            return .text(200, String(repeating: "x", count: 100_000))
+        }
+        let port = server.port
+        let stream = try RawClient(port: port)
+        stream.send(Self.get("/events"))
+        #expect(stream.read(until: "hello").contains("hello"))
+        let inFlight = try RawClient(port: port)
+        inFlight.send(Self.get("/slow"))
+        try await Task.sleep(for: .milliseconds(200))
+        let stopping = Thread { server.stop(grace: .seconds(5)) }
+        stopping.start()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(throws: (any Error).self) { _ = try RawClient(port: port) }
+        await gate.open()
+        let answer = inFlight.readAll()
+        #expect(answer.text.hasPrefix("HTTP/1.1 200") && answer.text.hasSuffix(String(repeating: "x", count: 100) + "\n"), "\(answer.text.prefix(80))")
+        #expect(stream.readAll().closed)
+    }
+}
+
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .relaxed) }
+    var isSet: Bool { value.load(ordering: .relaxed) }
+}
