@@ -201,9 +201,10 @@ public final class HTTPServer: Sendable {
         if uploadSize.pointee > 0 {
             let size = uploadSize.pointee
             uploadSize.pointee = 0
+            if exchange.refused { return MHDConstants.yes }  // the rest of a refused body, discarded
             guard exchange.body.count + size <= context.limits.maxBodyBytes else {
-                // A body that grows past the limit (chunked, no Content-Length): answer and close.
-                return queue(tooLarge(context), on: connection, context)
+                refuseGrowingBody(exchange, watched, context)
+                return MHDConstants.yes
             }
             if let uploadData {
                 uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
@@ -212,6 +213,7 @@ public final class HTTPServer: Sendable {
             }
             return MHDConstants.yes
         }
+        if exchange.refused { return MHDConstants.no }  // its 413 is sent: close
         if exchange.started { return deliverOrSuspend(exchange, watched, connection, context) }  // resumed: the answer is there
         return begin(exchange, watched, path: url.map { String(cString: $0) } ?? "/", connection, context)
     }
@@ -233,6 +235,22 @@ public final class HTTPServer: Sendable {
         exchange.head = head
         exchange.watched = watched
         return MHDConstants.yes
+    }
+
+    /// A body without a declared length grew past the limit. libmicrohttpd cannot queue an
+    /// answer while a body arrives, so the 413 is written to the socket directly (nothing
+    /// else is being sent on it: the previous response is complete and the next has not
+    /// begun), the sending side is shut, and what the client still sends is read and dropped
+    /// for a short while before the socket closes (nginx's lingering close): closing at once
+    /// would reset the connection and could destroy the 413 before the client reads it.
+    private static func refuseGrowingBody(_ exchange: Exchange, _ watched: WatchedConnection, _ context: Context) {
+        exchange.refused = true
+        exchange.body = []
+        let message = "request body is larger than \(context.limits.maxBodyBytes) bytes\n"
+        let answer = Array("HTTP/1.1 413 Content Too Large\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(message.utf8.count)\r\n\r\n\(message)".utf8)
+        _ = answer.withUnsafeBytes { send(watched.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        shutdown(watched.fd, Int32(SHUT_WR))
+        context.watch.setDeadline(watched, after: .seconds(2))
     }
 
     private static func tooLarge(_ context: Context) -> HTTPResponse {
@@ -286,7 +304,11 @@ public final class HTTPServer: Sendable {
     private static func queue(_ response: HTTPResponse, on connection: OpaquePointer, _ context: Context) -> MHD_Result {
         let made: OpaquePointer?
         var stream: ResponseStream?
+        var response = response
         if let producer = response.stream {
+            // An event stream ends its connection: clients open a new one to listen again,
+            // and a stopping server is not kept waiting by an idle keep-alive.
+            response.headers.append(("Connection", "close"))
             let s = ResponseStream()
             s.connection = connection
             stream = s
@@ -387,7 +409,7 @@ public final class HTTPServer: Sendable {
 }
 
 /// One request on one connection, from its request line to its answer. `head`, `watched`,
-/// `body` and `started` are touched only on libmicrohttpd's thread for this connection (the
+/// `body`, `started` and `refused` are touched only on libmicrohttpd's thread for this connection (the
 /// calls of `access` never overlap); the answer and the suspension are behind `state`.
 final class Exchange: @unchecked Sendable {  // see above: thread-confined fields, the rest behind `state`
     nonisolated(unsafe) let connection: OpaquePointer
@@ -398,6 +420,8 @@ final class Exchange: @unchecked Sendable {  // see above: thread-confined field
     var watched: WatchedConnection?
     var body = [UInt8]()
     var started = false
+    /// Its body grew past the limit and a 413 was written: the rest is dropped.
+    var refused = false
 
     private enum Phase { case waiting, suspended, answered(HTTPResponse), delivered }
     private struct State {
