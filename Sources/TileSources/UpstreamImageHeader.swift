@@ -12,7 +12,8 @@ struct UpstreamImageHeader: Hashable, Sendable {
     let width: Int
     let height: Int
 
-    /// nil reason: a header that parses; otherwise why not (cut short, not a header).
+    /// The header of `b`, whose signature said `format`, or why it cannot be read (cut
+    /// short, or not a header of that format). Never traps: every index is checked first.
     static func read(_ b: [UInt8], format: ImageFormat) -> Result<UpstreamImageHeader, HeaderProblem> {
         let size: (Int, Int)?
         switch format {
