@@ -9,7 +9,8 @@ demand. It prints its port on the first line of stdout and serves until stdin cl
                                   with ?cc=none); ?expires=N adds Expires N seconds from now,
                                   ?expires-raw=V an Expires of V as it is;
                                   If-None-Match / If-Modified-Since answered with 304
-  /status/{code}/{z}/{x}/{y}.png  that status code (404, 500, 503 with Retry-After: 7, 429 ...)
+  /status/{code}/{z}/{x}/{y}.png  that status code (404, 500, 503 with Retry-After: 7 or
+                                  ?retry-after=VALUE, 429 ...)
   /slow/{seconds}/{z}/{x}/{y}.png sleeps, then a tile
   /garbage/{z}/{x}/{y}.png        200 with bytes that are not an image
   /reset/{z}/{x}/{y}.png          closes the connection without answering
@@ -195,7 +196,7 @@ class Handler(BaseHTTPRequestHandler):
                 return self.tile(z, x, y, query)
             if kind == "status":
                 code = int(parts[1])
-                headers = {"Retry-After": "7"} if code in (429, 503) else {}
+                headers = {"Retry-After": query.get("retry-after", ["7"])[0]} if code in (429, 503) else {}
                 return self.send(code, b"error page", headers)
             if kind == "slow":
                 time.sleep(float(parts[1]))

@@ -153,18 +153,22 @@ public final class CachedTileSource: TileSource {
     /// The kept copy, past its freshness, reusable for `staleMaxAge` (so the caches above
     /// ask again soon, and the tile comes back fresh once the upstream recovers).
     private func stale(_ entry: TileCacheStore.Entry, _ format: ImageFormat, now: Double) -> TileResult {
-        let reuse = policy.staleMaxAge.isFinite ? min(max(0, policy.staleMaxAge), Freshness.longest) : 0
-        return .tile(TileData(bytes: entry.bytes, format: format, provenance: .stale,
-                              freshness: Freshness(expiresAt: now.rounded(.down) + reuse.rounded(.down))))
+        .tile(TileData(bytes: entry.bytes, format: format, provenance: .stale,
+                       freshness: Freshness(expiresAt: now.rounded(.down) + Self.wholeSeconds(policy.staleMaxAge))))
     }
 
     /// Seconds since 1970 (whole) when a tile fetched at `now` expires.
     private func expiry(_ directives: CacheDirectives, now: Double) -> Double {
         let start = now.rounded(.down)
         if directives.noCache { return start }
-        let minimum = policy.minimumMaxAge.isFinite ? min(max(0, policy.minimumMaxAge), Freshness.longest) : 0
-        let lifetime = directives.maxAge ?? (policy.defaultMaxAge.isFinite ? min(max(0, policy.defaultMaxAge), Freshness.longest) : 0)
-        return start + max(minimum, lifetime).rounded(.down)
+        let lifetime = directives.maxAge ?? policy.defaultMaxAge
+        return start + max(Self.wholeSeconds(policy.minimumMaxAge), Self.wholeSeconds(lifetime))
+    }
+
+    /// A duration as whole seconds in [0, `Freshness.longest`]; NaN is 0, so no setting or
+    /// header makes an expiry that cannot be stored.
+    private static func wholeSeconds(_ seconds: Double) -> Double {
+        seconds.isNaN ? 0 : min(max(0, seconds), Freshness.longest).rounded(.down)
     }
 
     /// Every 200 stores, evicts least recently used tiles past the size cap.

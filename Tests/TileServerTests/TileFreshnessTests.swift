@@ -50,8 +50,8 @@ import TestSupport
         let mixed = await get("/maps/mix/3/2/1.png")
         let mixedAge = mixed.header("Cache-Control").flatMap { Int($0.replacingOccurrences(of: "public, max-age=", with: "")) } ?? -1
         #expect(mixed.status == 200 && (0...5).contains(mixedAge), "\(mixed.header("Cache-Control") ?? "none")")
-        // Fresh tiles come from memory: asked again, the upstream is not.
-        _ = await get("/maps/remote/layers/fresh5/3/2/1.png")
+        // Fresh tiles come from memory: asked again (within its day), the upstream is not.
+        _ = await get("/maps/remote/layers/long/3/2/1.png")
         #expect(try await fetches("/tiles/3/2/1.png") == 3)  // fresh5, long and mix; the repeat came from memory
     }
 

@@ -168,6 +168,23 @@ final class TestClock: Sendable {
         #expect(stats.count == 2 && stats.conditional == 1)
     }
 
+    /// Header values that trapped on main (Duration and Int conversions of +inf) are
+    /// answers: an eternal max-age is stale, an eternal Retry-After is none.
+    @Test func absurdHeaderValuesDoNotTrap() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clock = TestClock()
+        let path = directory.appendingPathComponent("c.mbtiles").path
+        let result = try await cached("/tiles/{z}/{x}/{y}.png?cc=max-age%3D1e999", cache: path, clock: clock).tile(TileRequest(tile))
+        #expect(result.data?.freshness == Freshness(expiresAt: clock.now))
+        #expect(try TileCacheStoreProbe.store(path).entry(tile)?.expiresAt == clock.now)
+        var options = RemoteOptions(userAgent: "TileKitTests/1.0")
+        options.retries = 0
+        let down = try RemoteTileSource(template: URLTemplate(server.url("/status/503/{z}/{x}/{y}.png?retry-after=1e999")),
+                                        metadata: TileSetMetadata(name: "down"), options: options)
+        #expect(try await down.tile(TileRequest(tile)) == .unavailable(retryAfter: nil))
+    }
+
     /// Expires (without Cache-Control) sets the expiry; an invalid one ("0") means expired;
     /// with neither, the policy's default.
     @Test func expiresAndTheDefault() async throws {
