@@ -30,6 +30,7 @@ final class UpstreamSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
     private enum Ending { case deadline, tooLarge, cancelled }
 
     private struct Exchange {
+        let task: URLSessionTask
         let continuation: CheckedContinuation<Answer, Never>
         let maxBytes: Int
         var response: HTTPURLResponse?
@@ -59,26 +60,27 @@ final class UpstreamSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
         let id = task.taskIdentifier
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                exchanges.withLock { $0[id] = Exchange(continuation: continuation, maxBytes: maxBytes) }
+                exchanges.withLock { $0[id] = Exchange(task: task, continuation: continuation, maxBytes: maxBytes) }
                 task.resume()
                 // Cancelled before the exchange was registered: the handler found nothing to end.
-                if Task.isCancelled { cancelQueue.async { [weak self] in self?.end(task, id, .cancelled) } }
-                cancelQueue.asyncAfter(deadline: .now() + deadline.seconds) { [weak self] in self?.end(task, id, .deadline) }
+                if Task.isCancelled { cancelQueue.async { [weak self] in self?.end(id, .cancelled) } }
+                // Captures only the id: the timer outlives most exchanges, and holds nothing of theirs.
+                cancelQueue.asyncAfter(deadline: .now() + deadline.seconds) { [weak self] in self?.end(id, .deadline) }
             }
         } onCancel: {
             // Not task.cancel() here: see the type's comment.
-            cancelQueue.async { [weak self] in self?.end(task, id, .cancelled) }
+            cancelQueue.async { [weak self] in self?.end(id, .cancelled) }
         }
     }
 
     /// Cancels an exchange still running, remembering why.
-    private func end(_ task: URLSessionTask, _ id: Int, _ why: Ending) {
-        let running = exchanges.withLock { exchanges -> Bool in
-            guard exchanges[id] != nil, exchanges[id]?.ending == nil else { return false }
+    private func end(_ id: Int, _ why: Ending) {
+        let running = exchanges.withLock { exchanges -> URLSessionTask? in
+            guard let exchange = exchanges[id], exchange.ending == nil else { return nil }
             exchanges[id]?.ending = why
-            return true
+            return exchange.task
         }
-        if running { task.cancel() }
+        running?.cancel()
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
