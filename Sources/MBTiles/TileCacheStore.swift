@@ -64,7 +64,7 @@ public final class TileCacheStore: Sendable {
             }
             if entry != nil, now - lastAccess > 60 {
                 try db.query("UPDATE tile_cache SET last_access = ? WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
-                             [.integer(Int(now))] + key(tile))
+                             [Self.seconds(now)] + key(tile))
             }
             return entry
         }
@@ -83,8 +83,8 @@ public final class TileCacheStore: Sendable {
                 try db.query("""
                     INSERT OR REPLACE INTO tile_cache (zoom_level, tile_column, tile_row, fetched_at, expires_at, etag, last_modified, last_access, size)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, key(tile) + [.integer(Int(now)), .integer(Int(expiresAt)), etag.map(SQLiteValue.text) ?? .null,
-                                      lastModified.map(SQLiteValue.text) ?? .null, .integer(Int(now)), .integer(bytes.count)])
+                    """, key(tile) + [Self.seconds(now), Self.seconds(expiresAt), etag.map(SQLiteValue.text) ?? .null,
+                                      lastModified.map(SQLiteValue.text) ?? .null, Self.seconds(now), .integer(bytes.count)])
                 try db.execute("COMMIT")
             } catch {
                 try? db.execute("ROLLBACK")
@@ -97,7 +97,31 @@ public final class TileCacheStore: Sendable {
     public func refresh(_ tile: TileID, expiresAt: Double, now: Double = Date().timeIntervalSince1970) throws {
         try connection.withLock { holder in
             try holder.db.query("UPDATE tile_cache SET expires_at = ?, fetched_at = ?, last_access = ? WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
-                                [.integer(Int(expiresAt)), .integer(Int(now)), .integer(Int(now))] + key(tile))
+                                [Self.seconds(expiresAt), Self.seconds(now), Self.seconds(now)] + key(tile))
+        }
+    }
+
+    /// Removes one tile (the upstream now says `no-store`); its image goes when no other
+    /// tile shares it. One transaction.
+    public func remove(_ tile: TileID) throws {
+        try connection.withLock { holder in
+            let db = holder.db
+            try db.execute("BEGIN IMMEDIATE")
+            do {
+                var ids = [String]()
+                try db.query("SELECT tile_id FROM map WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?", key(tile)) { row in
+                    if let id = row.text(0) { ids.append(id) }
+                }
+                try db.query("DELETE FROM tile_cache WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?", key(tile))
+                try db.query("DELETE FROM map WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?", key(tile))
+                for id in ids {
+                    try db.query("DELETE FROM images WHERE tile_id = ? AND NOT EXISTS (SELECT 1 FROM map WHERE tile_id = ?)", [.text(id), .text(id)])
+                }
+                try db.execute("COMMIT")
+            } catch {
+                try? db.execute("ROLLBACK")
+                throw error
+            }
         }
     }
 
@@ -120,7 +144,7 @@ public final class TileCacheStore: Sendable {
             do {
                 var victims = [(Int, Int, Int)]()
                 if let maxAge {
-                    try db.query("SELECT zoom_level, tile_column, tile_row FROM tile_cache WHERE fetched_at < ?", [.integer(Int(now - maxAge))]) { row in
+                    try db.query("SELECT zoom_level, tile_column, tile_row FROM tile_cache WHERE fetched_at < ?", [Self.seconds(now - maxAge)]) { row in
                         victims.append((row.integer(0), row.integer(1), row.integer(2)))
                     }
                 }
@@ -157,13 +181,20 @@ public final class TileCacheStore: Sendable {
         try connection.withLock { holder in
             var summary = Summary(tiles: 0, bytes: 0, expired: 0)
             try holder.db.query("SELECT count(*), coalesce(sum(size), 0), coalesce(sum(expires_at < ?), 0), min(fetched_at), max(fetched_at) FROM tile_cache",
-                                [.integer(Int(now))]) { row in
+                                [Self.seconds(now)]) { row in
                 summary = Summary(tiles: row.integer(0), bytes: row.integer(1), expired: row.integer(2),
                                   oldestFetch: row.isNull(3) ? nil : Double(row.integer(3)),
                                   newestFetch: row.isNull(4) ? nil : Double(row.integer(4)))
             }
             return summary
         }
+    }
+
+    /// Seconds since 1970 as stored (whole seconds). Times come from upstream headers, so
+    /// they are clamped (to year ~33000) rather than trusted to fit an Int; NaN is 0.
+    static func seconds(_ value: Double) -> SQLiteValue {
+        guard value.isFinite else { return .integer(value == .infinity ? 1 << 40 : 0) }
+        return .integer(Int(min(max(value, 0), Double(1 << 40)).rounded(.down)))
     }
 
     private func key(_ tile: TileID) -> [SQLiteValue] { [.integer(tile.z), .integer(tile.x), .integer(tile.tmsY)] }

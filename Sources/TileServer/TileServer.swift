@@ -36,6 +36,7 @@ struct CachedTile: Sendable {
     var etag: String
     var format: ImageFormat?
     var provenance: String
+    var freshness = Freshness.unlimited
 }
 
 struct TileKey: Hashable, Sendable {
@@ -300,8 +301,9 @@ public final class TileServer: Sendable {
                 switch result {
                 case .tile(let data):
                     let bytes = data.format == format ? data.bytes : try RGBAImage(decoding: data.bytes).encoded(.defaults(for: format))
-                    let entry = CachedTile(bytes: bytes, etag: "\"" + ContentDigest(bytes).text + "\"", format: format, provenance: Self.provenance(data.provenance))
-                    cache.set(key, entry, cost: bytes.count + 128)
+                    let entry = CachedTile(bytes: bytes, etag: "\"" + ContentDigest(bytes).text + "\"", format: format, provenance: Self.provenance(data.provenance),
+                                           freshness: data.freshness)
+                    if data.freshness.isReusable { cache.set(key, entry, cost: bytes.count + 128, expiresAt: data.freshness.memoryExpiry) }
                     return entry
                 case .noTile:
                     let entry = CachedTile(bytes: [], etag: "", format: nil, provenance: "none")
@@ -342,7 +344,7 @@ public final class TileServer: Sendable {
     func tileResponse(_ cached: CachedTile, served: ServedMap, layer: String?, request: HTTPRequest) -> HTTPResponse {
         guard let format = cached.format else { return missing(served, "no tile here") }
         let age = served.maxAge(layer: layer)
-        var headers = [("Content-Type", format.mimeType), ("ETag", cached.etag), ("Cache-Control", "public, max-age=\(age)"),
+        var headers = [("Content-Type", format.mimeType), ("ETag", cached.etag), ("Cache-Control", cached.freshness.cacheControl(maxAge: age)),
                        ("X-Tile-Provenance", cached.provenance)]
         if Self.matches(request.headers["if-none-match"], cached.etag) {
             headers.removeFirst()

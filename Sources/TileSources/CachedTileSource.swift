@@ -1,16 +1,20 @@
 import Foundation
 import Synchronization
-public import Canvas
-public import TileMath
-public import MBTiles
+import Canvas
+import TileMath
+import MBTiles
 
 /// How long cached tiles live and how much room they take.
 public struct CachePolicy: Hashable, Sendable {
     /// Freshness when the server gives none (no Cache-Control or Expires), seconds.
     public var defaultMaxAge: Double = 7 * 24 * 3600
-    /// Freshness is never shorter than this, seconds: some servers send max-age=0 for
-    /// tiles that change yearly, and a tile server must not refetch every request.
-    public var minimumMaxAge: Double = 60
+    /// Freshness is never shorter than this, seconds, whatever max-age the upstream sends
+    /// (but `no-cache` and `no-store` are always honoured). 0 honours the upstream; raise it
+    /// for servers that send max-age=0 on tiles that change yearly.
+    public var minimumMaxAge: Double = 0
+    /// How long a stale copy, served because the upstream is down or answered garbage, may
+    /// be reused before the upstream is asked again, seconds.
+    public var staleMaxAge: Double = 30
     /// Tiles are evicted, least recently used first, when the cache grows past this.
     public var maxBytes: Int? = 512 << 20
     /// Serve an expired copy when the upstream is unavailable (MapProxy's behaviour).
@@ -22,8 +26,14 @@ public struct CachePolicy: Hashable, Sendable {
 /// A remote source with a disk cache in front (one MBTiles file per pixel density:
 /// `cache.mbtiles`, `cache@2x.mbtiles`), MapProxy-style:
 /// a fresh copy is served without asking; an expired one is revalidated with
-/// If-None-Match / If-Modified-Since; when the upstream is down the expired copy is served
-/// (`provenance: .stale`); and concurrent requests for one tile share one fetch.
+/// If-None-Match / If-Modified-Since; when the upstream is down, or answers with something
+/// that is not a good tile, the expired copy is served (`provenance: .stale`) and kept;
+/// and concurrent requests for one tile share one fetch.
+///
+/// Only tiles the upstream validated (`RemoteTileSource.validated`) are stored, with the
+/// upstream's freshness (RFC 9111): `max-age`/`Expires` set the expiry, `no-cache` stores
+/// the tile already expired (revalidated before each use), `no-store` keeps nothing and
+/// removes an older copy. Every tile answered carries its freshness for the caches above.
 public final class CachedTileSource: TileSource {
     public let upstream: RemoteTileSource
     public let policy: CachePolicy
@@ -32,11 +42,18 @@ public final class CachedTileSource: TileSource {
     private let caches: Mutex<[Int: TileCacheStore]>
     private let inFlight = InFlight<TileRequest, TileResult>()
     private let stores = StoreCounter()
+    /// Seconds since 1970; tests move it.
+    private let now: @Sendable () -> Double
 
     public var metadata: TileSetMetadata { upstream.metadata }
 
     /// Opens (or creates) the cache files beside `cachePath`.
-    public init(upstream: RemoteTileSource, cachePath: String, policy: CachePolicy = CachePolicy()) throws(TileSourceError) {
+    public convenience init(upstream: RemoteTileSource, cachePath: String, policy: CachePolicy = CachePolicy()) throws(TileSourceError) {
+        try self.init(upstream: upstream, cachePath: cachePath, policy: policy, now: { Date().timeIntervalSince1970 })
+    }
+
+    init(upstream: RemoteTileSource, cachePath: String, policy: CachePolicy, now: @escaping @Sendable () -> Double) throws(TileSourceError) {
+        self.now = now
         self.upstream = upstream
         self.policy = policy
         self.cachePath = cachePath
@@ -84,40 +101,74 @@ public final class CachedTileSource: TileSource {
 
     private func load(_ request: TileRequest) async throws -> TileResult {
         let cache = try cache(scale: request.scale)
-        let now = Date().timeIntervalSince1970
-        let cached = try cache.entry(request.tile, now: now)
-        if let cached, cached.expiresAt > now, let format = ImageFormat(sniffing: cached.bytes) {
-            return .tile(TileData(bytes: cached.bytes, format: format))
+        let now = self.now()
+        let copy = try cache.entry(request.tile, now: now).flatMap { entry in
+            ImageFormat(sniffing: entry.bytes).map { (entry: entry, format: $0) }
         }
-        let outcome = try await upstream.fetch(request, etag: cached?.etag, lastModified: cached?.lastModified)
+        if let copy, copy.entry.expiresAt > now {
+            return .tile(TileData(bytes: copy.entry.bytes, format: copy.format, freshness: Freshness(expiresAt: copy.entry.expiresAt)))
+        }
+        let outcome: FetchOutcome
+        do {
+            outcome = try await upstream.fetch(request, etag: copy?.entry.etag, lastModified: copy?.entry.lastModified)
+        } catch let error as RemoteTileError where error.isBadAnswer {
+            // Garbage never replaces the good copy; the upstream is asked again once the
+            // stale copy's short freshness ends.
+            if policy.serveStale, let copy { return stale(copy.entry, copy.format, now: now) }
+            throw error
+        }
         switch outcome {
-        case .tile(let data, let directives):
-            if !directives.noStore {
-                try cache.store(request.tile, bytes: data.bytes, expiresAt: expiry(directives, now: now),
+        case .tile(var data, let directives):
+            if directives.noStore {
+                try cache.remove(request.tile)  // the upstream says keep nothing: not even the older copy
+            } else {
+                let expiresAt = expiry(directives, now: now)
+                try cache.store(request.tile, bytes: data.bytes, expiresAt: expiresAt,
                                 etag: directives.etag, lastModified: directives.lastModified, now: now)
+                data.freshness = Freshness(expiresAt: expiresAt, noCache: directives.noCache)
                 try await enforceSize(cache)
             }
             return .tile(data)
         case .notModified(let directives):
-            guard let cached, let format = ImageFormat(sniffing: cached.bytes) else {
+            guard let copy else {
                 // A 304 for a copy we do not have: ask again without validators.
                 return try await upstream.tile(request)
             }
-            try cache.refresh(request.tile, expiresAt: expiry(directives, now: now), now: now)
-            return .tile(TileData(bytes: cached.bytes, format: format))
+            let expiresAt = expiry(directives, now: now)
+            if directives.noStore {
+                try cache.remove(request.tile)
+            } else {
+                try cache.refresh(request.tile, expiresAt: expiresAt, now: now)
+            }
+            return .tile(TileData(bytes: copy.entry.bytes, format: copy.format,
+                                  freshness: Freshness(expiresAt: expiresAt, noStore: directives.noStore, noCache: directives.noCache)))
         case .noTile:
             return .noTile
         case .unavailable(let retryAfter):
-            if policy.serveStale, let cached, let format = ImageFormat(sniffing: cached.bytes) {
-                return .tile(TileData(bytes: cached.bytes, format: format, provenance: .stale))
-            }
+            if policy.serveStale, let copy { return stale(copy.entry, copy.format, now: now) }
             return .unavailable(retryAfter: retryAfter)
         }
     }
 
+    /// The kept copy, past its freshness, reusable for `staleMaxAge` (so the caches above
+    /// ask again soon, and the tile comes back fresh once the upstream recovers).
+    private func stale(_ entry: TileCacheStore.Entry, _ format: ImageFormat, now: Double) -> TileResult {
+        .tile(TileData(bytes: entry.bytes, format: format, provenance: .stale,
+                       freshness: Freshness(expiresAt: now.rounded(.down) + Self.wholeSeconds(policy.staleMaxAge))))
+    }
+
+    /// Seconds since 1970 (whole) when a tile fetched at `now` expires.
     private func expiry(_ directives: CacheDirectives, now: Double) -> Double {
-        if directives.noCache { return now }
-        return now + max(policy.minimumMaxAge, directives.maxAge ?? policy.defaultMaxAge)
+        let start = now.rounded(.down)
+        if directives.noCache { return start }
+        let lifetime = directives.maxAge ?? policy.defaultMaxAge
+        return start + max(Self.wholeSeconds(policy.minimumMaxAge), Self.wholeSeconds(lifetime))
+    }
+
+    /// A duration as whole seconds in [0, `Freshness.longest`]; NaN is 0, so no setting or
+    /// header makes an expiry that cannot be stored.
+    private static func wholeSeconds(_ seconds: Double) -> Double {
+        seconds.isNaN ? 0 : min(max(0, seconds), Freshness.longest).rounded(.down)
     }
 
     /// Every 200 stores, evicts least recently used tiles past the size cap.
@@ -127,20 +178,49 @@ public final class CachedTileSource: TileSource {
     }
 }
 
-/// Concurrent requests for the same tile share one load.
 /// One load for many concurrent askers of the same key: the first starts it, the others
-/// wait for its result.
+/// wait for its result. When every asker has been cancelled the load is cancelled too
+/// (nobody wants it: a stalled fetch must not run on for its clients that went away);
+/// while one asker remains it runs on for that one.
 public actor InFlight<Key: Hashable & Sendable, Value: Sendable> {
-    private var tasks: [Key: Task<Value, Error>] = [:]
+    private struct Load {
+        let id: Int
+        let task: Task<Value, Error>
+        var askers: Int
+    }
+
+    private var loads: [Key: Load] = [:]
+    private var nextID = 0
 
     public init() {}
 
     public func run(_ key: Key, _ load: @escaping @Sendable () async throws -> Value) async throws -> Value {
-        if let task = tasks[key] { return try await task.value }
-        let task = Task { try await load() }
-        tasks[key] = task
-        defer { tasks[key] = nil }
-        return try await task.value
+        let id: Int, task: Task<Value, Error>
+        if let existing = loads[key] {
+            loads[key]?.askers += 1
+            (id, task) = (existing.id, existing.task)
+        } else {
+            nextID += 1
+            (id, task) = (nextID, Task { try await load() })
+            loads[key] = Load(id: id, task: task, askers: 1)
+        }
+        defer { if loads[key]?.id == id { loads[key] = nil } }  // done: the next asker starts afresh
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            Task { await self.abandon(key, id) }
+        }
+    }
+
+    /// One asker went away; the last one takes the load with it.
+    private func abandon(_ key: Key, _ id: Int) {
+        guard let load = loads[key], load.id == id else { return }
+        if load.askers > 1 {
+            loads[key]?.askers -= 1
+        } else {
+            load.task.cancel()
+            loads[key] = nil
+        }
     }
 }
 

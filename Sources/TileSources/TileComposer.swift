@@ -1,6 +1,7 @@
 import Foundation
+import Synchronization
 public import Canvas
-public import TileMath
+import TileMath
 
 /// A stack of layers drawn into one tile, lowest `zIndex` first.
 ///
@@ -24,8 +25,13 @@ public struct TileComposer: Sendable {
         }
     }
 
+    /// The tile's freshness is that of its parts together (`Freshness.combined`): the
+    /// earliest expiry of any source tile asked, no-store if any part was no-store.
     public func tile(_ request: TileRequest, encoding: EncodingOptions = .png()) async throws -> TileResult {
-        let layers = self.layers
+        // Every source tile a layer asks for (its own, an ancestor, descendants) passes the
+        // recorder, so the freshness survives resampling, overzoom and composition.
+        let recorder = FreshnessRecorder()
+        let layers = self.layers.map { TileLayer(name: $0.name, source: FreshnessRecordingSource(source: $0.source, recorder: recorder), options: $0.options) }
         let results = try await withThrowingTaskGroup(of: (Int, TileLayer.Result).self) { group in
             for (index, layer) in layers.enumerated() {
                 group.addTask { (index, try await layer.render(request)) }
@@ -48,7 +54,9 @@ public struct TileComposer: Sendable {
         }
         if let retryAfter { return .unavailable(retryAfter: retryAfter) }
         guard !images.isEmpty else { return .noTile }
-        if images.count == 1, images[0].3 >= 1, let data = images[0].1, data.format == encoding.format {
+        let freshness = recorder.freshness
+        if images.count == 1, images[0].3 >= 1, var data = images[0].1, data.format == encoding.format {
+            data.freshness = freshness
             return .tile(data)
         }
         let size = images.map(\.0.width).max()!
@@ -57,7 +65,7 @@ public struct TileComposer: Sendable {
             canvas.draw(image, x: 0, y: 0, width: Double(size), height: Double(size), opacity: opacity)
         }
         let provenance: TileData.Provenance = images.count == 1 ? images[0].2 : .composed
-        return .tile(TileData(bytes: try canvas.encoded(encoding), format: encoding.format, provenance: provenance))
+        return .tile(TileData(bytes: try canvas.encoded(encoding), format: encoding.format, provenance: provenance, freshness: freshness))
     }
 
     static func earliest(_ a: Duration?, _ b: Duration?) -> Duration? {
@@ -65,5 +73,30 @@ public struct TileComposer: Sendable {
         case (nil, let x), (let x, nil): return x
         case (let x?, let y?): return min(x, y)
         }
+    }
+}
+
+/// The combined freshness of the source tiles of one composed tile.
+final class FreshnessRecorder: Sendable {
+    private let combined = Mutex(Freshness.unlimited)
+
+    var freshness: Freshness { combined.withLock { $0 } }
+
+    func record(_ freshness: Freshness) {
+        combined.withLock { $0 = $0.combined(with: freshness) }
+    }
+}
+
+/// A source seen through a recorder: passes every request on and notes each tile's freshness.
+private struct FreshnessRecordingSource: TileSource {
+    let source: any TileSource
+    let recorder: FreshnessRecorder
+
+    var metadata: TileSetMetadata { source.metadata }
+
+    func tile(_ request: TileRequest) async throws -> TileResult {
+        let result = try await source.tile(request)
+        if case .tile(let data) = result { recorder.record(data.freshness) }
+        return result
     }
 }

@@ -7,11 +7,15 @@ public struct TileData: Hashable, Sendable {
     public var format: ImageFormat
     /// How the tile came to be; the viewer's debug mode marks what was not native.
     public var provenance: Provenance
+    /// How long the tile may be reused without asking its source again; the server's
+    /// memory cache and the `Cache-Control` it sends follow it.
+    public var freshness: Freshness
 
-    public init(bytes: [UInt8], format: ImageFormat, provenance: Provenance = .native) {
+    public init(bytes: [UInt8], format: ImageFormat, provenance: Provenance = .native, freshness: Freshness = .unlimited) {
         self.bytes = bytes
         self.format = format
         self.provenance = provenance
+        self.freshness = freshness
     }
 
     /// Where a tile's pixels came from.
@@ -29,6 +33,53 @@ public struct TileData: Hashable, Sendable {
         /// Served from a cache past its freshness because the upstream is down.
         case stale
     }
+}
+
+/// How long a tile may be reused without asking its source again (RFC 9111 §4.2), as its
+/// upstream said: local stores and drawn tiles are `unlimited` (the layer's max-age decides).
+public struct Freshness: Hashable, Sendable {
+    /// Seconds since 1970 (whole seconds) after which the tile is stale; nil: no limit
+    /// from the source.
+    public var expiresAt: Double?
+    /// Upstream `no-store`: no cache may keep the tile, and clients are told so.
+    public var noStore: Bool
+    /// Upstream `no-cache`: a cache may keep it but must ask again before each use.
+    public var noCache: Bool
+
+    public init(expiresAt: Double? = nil, noStore: Bool = false, noCache: Bool = false) {
+        self.expiresAt = expiresAt
+        self.noStore = noStore
+        self.noCache = noCache
+    }
+
+    /// No limit from the source.
+    public static let unlimited = Freshness()
+
+    /// True when a cache may keep the tile and reuse it without asking (not `no-store`
+    /// nor `no-cache`).
+    public var isReusable: Bool { !noStore && !noCache }
+
+    /// The freshness of a tile made of several: the earliest expiry and every restriction
+    /// (no-store in any part makes the whole no-store).
+    public func combined(with other: Freshness) -> Freshness {
+        let expiry: Double? = switch (expiresAt, other.expiresAt) {
+        case (nil, let x), (let x, nil): x
+        case (let a?, let b?): Swift.min(a, b)
+        }
+        return Freshness(expiresAt: expiry, noStore: noStore || other.noStore, noCache: noCache || other.noCache)
+    }
+
+    /// Whole seconds left at `now` (seconds since 1970), 0 once expired; nil without a limit.
+    public func secondsLeft(now: Double) -> Int? {
+        guard let expiresAt else { return nil }
+        let left = expiresAt - now
+        // expiresAt is finite and capped where it is made; this guard keeps Int() safe anyway.
+        guard left.isFinite, left > 0 else { return 0 }
+        return Int(Swift.min(left, Freshness.longest).rounded(.down))
+    }
+
+    /// The longest freshness kept: RFC 9111 §1.2.2 caps delta-seconds at 2^31.
+    public static let longest: Double = 2_147_483_648
 }
 
 /// What asking a source for a tile gives: a tile, or one of the two kinds of absence.

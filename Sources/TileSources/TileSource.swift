@@ -1,4 +1,4 @@
-public import TileMath
+import TileMath
 
 /// Anything that gives tiles: a folder, an MBTiles or PMTiles file, a remote server, code.
 ///

@@ -39,6 +39,8 @@ public final class TestTileServer: @unchecked Sendable {  // immutable after ini
         public let statuses: [Int]
         public let conditional: Int
         public let peak: Int
+        /// Requests being answered now (a stalled request stays here until the server stops).
+        public let in_flight: Int
         public let count: Int
         public let span: Double
     }
@@ -46,6 +48,12 @@ public final class TestTileServer: @unchecked Sendable {  // immutable after ini
     public func stats() async throws -> Stats {
         let (data, _) = try await URLSession.shared.data(from: URL(string: url("/stats"))!)
         return try JSONDecoder().decode(Stats.self, from: data)
+    }
+
+    /// What `/switch/...` answers from now on: a kind of the script (`tiles`, `truncated`,
+    /// `pnghtml`, `html`, `empty`, `huge`, `big`, `garbage`, `status-500`).
+    public func setMode(_ kind: String) async throws {
+        _ = try await URLSession.shared.data(from: URL(string: url("/set-mode/\(kind)"))!)
     }
 
     public func resetStats() async throws {

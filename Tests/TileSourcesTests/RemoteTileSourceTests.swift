@@ -20,6 +20,7 @@ import TestSupport
         options.timeout = timeout
         options.maxConcurrentPerHost = perHost
         options.requestsPerSecondPerHost = rate
+        options.maxQueueWait = nil  // these tests queue on purpose (UpstreamFaultTests bound the wait)
         return try RemoteTileSource(template: URLTemplate(server.url(path)), metadata: TileSetMetadata(name: "test"), options: options)
     }
 
