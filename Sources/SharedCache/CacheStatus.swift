@@ -79,8 +79,8 @@ public struct CacheStatus: Sendable, Equatable, CustomStringConvertible {
             Entry(cache: cache, hit: false, forward: .bypass, detail: detail)
         }
 
-        /// This entry as one RFC 8941 list member.
-        var member: String {
+        /// This entry as one RFC 8941 list member (`tilekit-redis; hit`).
+        public var member: String {
             var out = CacheStatus.tokenOrString(cache)
             if hit { out += "; hit" }
             if let forward { out += "; fwd=\(forward.rawValue)" }

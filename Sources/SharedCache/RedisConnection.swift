@@ -17,9 +17,13 @@ final class RedisConnection {
     /// Connects, authenticates and selects the database; every read and write afterwards
     /// gives up after `ioTimeout`.
     static func open(_ url: RedisURL, connectTimeout: Duration, ioTimeout: Duration) -> Result<RedisConnection, RedisFault> {
+        // RedisURL(parsing:) checks the port; one built in code might not be.
+        guard (1...65535).contains(url.port), let port = Int32(exactly: url.port) else {
+            return .failure(RedisFault(kind: .connection, message: "connect to \(url): port \(url.port) is not in 1-65535"))
+        }
         var savedErrno: Int32 = 0
         let opened = url.host.withCString { host in
-            tk_redis_connect(host, Int32(url.port), timeval(connectTimeout), timeval(ioTimeout), &savedErrno)
+            tk_redis_connect(host, port, timeval(connectTimeout), timeval(ioTimeout), &savedErrno)
         }
         guard let context = opened else {
             return .failure(RedisFault(kind: .connection, message: "connect to \(url): hiredis could not allocate a context"))

@@ -5,9 +5,10 @@
 /// that cannot be answered in time is a miss, a `set` that cannot be stored is dropped, and
 /// each failure is counted by kind in `counters` (for `/metrics`).
 ///
-/// - Every call waits at most about `Options.timeout` (default 50 ms) for a connection to
-///   free up, then at most that long for each socket read or write: a slow Redis costs a
-///   bounded delay, then none (below).
+/// - Every call waits at most `Options.timeout` (default 50 ms) for a connection to free up,
+///   then at most that long for a connect (rare: only when a worker lost its connection) and
+///   for each socket read or write: a stuck Redis costs one call about the timeout (56 ms
+///   measured with 50 ms), then nothing (below).
 /// - After a timeout or a failed connection Redis counts as down: calls return at once
 ///   without touching the network until `Options.reconnectInterval` (default 1 s) has
 ///   passed, when one worker probes it again in the background. A dead Redis therefore costs
@@ -18,6 +19,19 @@
 ///
 /// The blocking hiredis calls run on `Options.connections` threads of their own, each with
 /// one connection (see `RedisWorkers` for why and what it costs). Callers suspend.
+///
+/// In a tile server it sits between the memory cache and rendering, inside the one fetch
+/// that concurrent requests for a tile share:
+///
+/// ```swift
+/// let key = TileCacheKey(map: name, definition: definitionHash, layer: layerID, tile: tile,
+///                        scale: scale, format: format.fileExtension).description
+/// switch await shared.lookup(key: key) {
+/// case .hit(let bytes): ...                        // keep in memory, answer
+/// case .miss, .unavailable: ...                    // render, keep in memory, then:
+///     Task { await shared.set(key: key, bytes: bytes, ttl: .seconds(maxAge)) }
+/// }
+/// ```
 public final class RedisTileCache: Sendable {
     /// How long to wait and how many connections to keep. Values out of range are clamped
     /// (documented per field) rather than refused: a cache setting never stops a server.
@@ -25,8 +39,10 @@ public final class RedisTileCache: Sendable {
         /// The longest a call waits in the queue for a connection, and the longest each read
         /// or write on the socket may take. 1 ms...10 s; default 50 ms.
         public var timeout: Duration = .milliseconds(50)
-        /// The longest a TCP connect may take (resolving a host name is not bounded).
-        /// 1 ms...10 s; default 250 ms. Connecting happens on a worker, never on a caller.
+        /// The longest a TCP connect may take when no call waits for it: the first connection
+        /// and probes after a failure, both made by a worker between calls. A worker that must
+        /// connect while a call waits holds that connect to `timeout`. Resolving a host name
+        /// is not bounded. 1 ms...10 s; default 250 ms.
         public var connectTimeout: Duration = .milliseconds(250)
         /// How long Redis is left alone after a failure before one probe. 10 ms...5 min; default 1 s.
         public var reconnectInterval: Duration = .seconds(1)
@@ -83,17 +99,26 @@ public final class RedisTileCache: Sendable {
     // MARK: - The cache
 
     /// The bytes stored under `key`, or nil: not there, expired, or Redis down, slow or
-    /// failing (each counted).
+    /// failing (each counted). `lookup` tells those apart.
     public func get(key: String) async -> [UInt8]? {
+        if case .hit(let bytes) = await lookup(key: key) { return bytes }
+        return nil
+    }
+
+    /// What Redis has under `key`: the bytes, a miss, or nothing known because Redis is down,
+    /// slow or failing (counted). The difference matters for `Cache-Status`.
+    public func lookup(key: String) async -> SharedCacheLookup {
         switch await perform(.get(key: Array(key.utf8))) {
         case .value(let bytes):
             cells.hits.wrappingAdd(1, ordering: .relaxed)
-            return bytes
+            return .hit(bytes)
         case .absent:
             cells.misses.wrappingAdd(1, ordering: .relaxed)
-            return nil
-        default:
-            return nil
+            return .miss
+        case .failed(let failure):
+            return .unavailable(failure)
+        case .skipped, .stored, .pong:
+            return .unavailable(nil)
         }
     }
 
