@@ -29,6 +29,9 @@ let package = Package(
         cLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         cLibrary("CJPEG", pkgConfig: "libjpeg", apt: "libjpeg62-turbo-dev"),
         cLibrary("CTIFF", pkgConfig: "libtiff-4", apt: "libtiff-dev"),
+        // No pkgConfig: hiredis.pc adds -D_FILE_OFFSET_BITS=64, a flag SwiftPM refuses with a
+        // warning (hiredis' structs hold no off_t); shim.h includes <hiredis/hiredis.h>.
+        .systemLibrary(name: "CHiredis", path: "Sources/CHiredis", providers: [.apt(["libhiredis-dev"])]),
         // Small C targets where Swift cannot call the API directly.
         .target(name: "CPNGCodec", dependencies: ["CPNG"]),  // libpng's setjmp error handling
         .target(name: "CJPEGReader", dependencies: ["CJPEG"]),  // libjpeg's setjmp error handling, scanline reads
@@ -60,6 +63,9 @@ let package = Package(
         .target(name: "MapProjects", dependencies: ["TileMath", "Canvas", "TileSources", "Features", "Rendering", "Game"]),
         // HTTP/1.1 on libmicrohttpd (its only importer).
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShim"]),
+        // A tile cache shared by server instances, in Redis over hiredis (its only importer);
+        // RFC 9211 Cache-Status values.
+        .target(name: "SharedCache", dependencies: ["CHiredis", "TileMath", "Compression"]),
         // The tile server: routes, TileJSON, static images, metrics, the Leaflet viewer.
         .target(name: "TileServer", dependencies: ["TileMath", "Canvas", "TileSources", "Features", "Rendering", "Compression",
                                                    "MapProjects", "HTTPServer", "Game"]),
@@ -81,6 +87,7 @@ let package = Package(
         .testTarget(name: "PyramidsTests", dependencies: ["Pyramids", "Canvas", "TileMath", "TileSources"]),
         .testTarget(name: "GameTests", dependencies: ["Game", "TileMath"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "SharedCacheTests", dependencies: ["SharedCache", "TileMath"]),
         .testTarget(name: "CLibrariesTests", dependencies: ["CSQLite", "CMicroHTTPDShim", "CMicroHTTPD"]),
     ],
     swiftLanguageModes: [.v6]

@@ -18,6 +18,7 @@ REQUIRED=(
   "libmicrohttpd-dev:libmicrohttpd"
   "libjpeg62-turbo-dev:libjpeg"
   "libtiff-dev:libtiff-4"
+  "libhiredis-dev:hiredis"
   "libjs-leaflet:-"
 )
 for extra in "$@"; do REQUIRED+=("$extra:-"); done
