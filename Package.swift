@@ -68,9 +68,9 @@ let package = Package(
         .target(name: "SharedCache", dependencies: ["CHiredis", "TileMath", "Compression"]),
         // The tile server: routes, TileJSON, static images, metrics, the Leaflet viewer.
         .target(name: "TileServer", dependencies: ["TileMath", "Canvas", "TileSources", "Features", "Rendering", "Compression",
-                                                   "MapProjects", "HTTPServer", "Game"]),
+                                                   "MapProjects", "HTTPServer", "Game", "SharedCache"]),
         .target(name: "TileKitCLI", dependencies: ["TileMath", "Canvas", "TileSources", "MBTiles", "Features", "Rendering",
-                                                   "MapProjects", "TileServer", "HTTPServer", "Pyramids", "Game"]),
+                                                   "MapProjects", "TileServer", "HTTPServer", "Pyramids", "Game", "SharedCache"]),
         .executableTarget(name: "tilekit", dependencies: ["TileKitCLI"]),
         // Measurements for `make bench` (scripts/bench.py compares them with reference tools).
         .executableTarget(name: "tilekit-bench", dependencies: ["Canvas", "TileMath", "TileSources", "Features", "Rendering"], path: "Sources/TileKitBench"),
@@ -83,11 +83,11 @@ let package = Package(
         .testTarget(name: "FeaturesTests", dependencies: ["Features", "TileMath", "Canvas"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Features", "TileSources", "TileMath", "Canvas"], exclude: ["Goldens"]),
         .testTarget(name: "TileKitCLITests", dependencies: ["TileKitCLI", "TileMath", "TileSources", "MBTiles", "TestSupport"]),
-        .testTarget(name: "TileServerTests", dependencies: ["TileServer", "MapProjects", "HTTPServer", "TileSources", "TileMath", "Canvas", "TestSupport"]),
+        .testTarget(name: "TileServerTests", dependencies: ["TileServer", "MapProjects", "HTTPServer", "TileSources", "TileMath", "Canvas", "SharedCache", "TestSupport"]),
         .testTarget(name: "PyramidsTests", dependencies: ["Pyramids", "Canvas", "TileMath", "TileSources"]),
         .testTarget(name: "GameTests", dependencies: ["Game", "TileMath"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "SharedCacheTests", dependencies: ["SharedCache", "TileMath"]),
+        .testTarget(name: "SharedCacheTests", dependencies: ["SharedCache", "TileMath", "TestSupport"]),
         .testTarget(name: "CLibrariesTests", dependencies: ["CSQLite", "CMicroHTTPDShim", "CMicroHTTPD"]),
     ],
     swiftLanguageModes: [.v6]

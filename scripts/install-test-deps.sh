@@ -4,7 +4,7 @@
 # staticmap from PyPI; Chromium and its driver (Debian) with selenium, jsonschema and Pillow
 # (PyPI) for the server's end-to-end checks; numpy to compare pyramids with gdal2tiles'.
 set -euo pipefail
-bash "$(dirname "$0")/install-deps.sh" gdal-bin chromium chromium-driver osmium-tool
+bash "$(dirname "$0")/install-deps.sh" gdal-bin chromium chromium-driver osmium-tool redis-server wrk slowhttptest nginx-light
 
 need=()
 python3 -c "import mercantile" 2>/dev/null || need+=("mercantile==1.2.1")

@@ -3,6 +3,7 @@ import Dispatch
 import MapProjects
 import TileServer
 import HTTPServer
+import SharedCache
 
 /// Opens the maps named on a command line: `map.json` files, or plain stores served as
 /// one-layer maps named after their files.
@@ -83,7 +84,7 @@ enum ValidateCommand: Command {
 enum ServeCommand: Command {
     static let path = ["serve"]
     static let summary = "serve maps over HTTP with a Leaflet viewer"
-    static let options = OptionSpec(valued: ["host", "port", "threads", "cache-mb", "max-static-side", "max-connections", "stop-grace"], flags: ["json", "quiet"])
+    static let options = OptionSpec(valued: ["host", "port", "threads", "cache-mb", "max-static-side", "max-connections", "stop-grace", "shared-cache"], flags: ["json", "quiet"])
     static let help = """
     Usage: tilekit serve MAP.json|STORE... [--host ADDRESS] [--port 8080]
 
@@ -97,7 +98,7 @@ enum ServeCommand: Command {
       /maps/{map}/static/{lon},{lat},{zoom}/{w}x{h}[@2x].png   static images (also
           {w},{s},{e},{n} and auto; markers=, path=, padding=; POST a GeoJSON body;
           .json gives the image's geometry)
-      /health, /metrics (Prometheus)
+      /health (alive), /ready (maps open, shared cache answers), /metrics (Prometheus)
     Stops on Ctrl-C or SIGTERM: stops accepting at once, finishes the answers in flight
     (up to --stop-grace seconds), ends game streams, then exits 0.
 
@@ -109,6 +110,10 @@ enum ServeCommand: Command {
       --max-connections N   open connections in all (default: the file-descriptor limit,
                             raised to its hard limit, less 256); half of it per client address
       --stop-grace S        seconds to finish answers in flight on stop (default: 10)
+      --shared-cache redis://HOST:PORT[/DB]
+                            share rendered and fetched tiles with other servers through
+                            Redis (a cache, never a dependency: when it is down, slow or
+                            full, tiles are still served; /metrics counts the failures)
       --cache-mb N          memory for encoded tiles (default: 128)
       --max-static-side N   largest static image side in pixels (default: 2048)
       --json                print {"url":...,"port":...,"maps":[...]} once listening
@@ -125,6 +130,14 @@ enum ServeCommand: Command {
         var options = ServerOptions()
         options.cacheBytes = try Parse.count(arguments.values["cache-mb"] ?? "128", "cache-mb", 0...65536) << 20
         options.maxStaticSide = try Parse.count(arguments.values["max-static-side"] ?? "2048", "max-static-side", 16...8192)
+        if let text = arguments.values["shared-cache"] {
+            let shared: RedisTileCache
+            do { shared = try RedisTileCache(text) } catch { throw .usage("--shared-cache: \(error.description)") }
+            if await !shared.waitUntilAvailable(timeout: .seconds(1)) {
+                io.writeError("warning: the shared cache \(text) does not answer yet (\(shared.lastFailure ?? "no answer")); serving without it until it does")
+            }
+            options.sharedCache = shared
+        }
         if !arguments.flag("quiet") {
             let writeError = io.writeError
             options.accessLog = { line in writeError(line) }

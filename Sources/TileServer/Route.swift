@@ -8,6 +8,8 @@ public import TileMath
 public enum Route: Equatable, Sendable {
     case index
     case health
+    /// Ready for traffic: the maps are open and the shared cache (when configured) answers.
+    case ready
     case metrics
     /// Leaflet's files and the viewer's script, by their fixed names.
     case asset(String)
@@ -78,6 +80,7 @@ public enum Route: Equatable, Sendable {
         switch segments.count {
         case 1 where segments[0] == "": return .index
         case 1 where segments[0] == "health": return .health
+        case 1 where segments[0] == "ready": return .ready
         case 1 where segments[0] == "metrics": return .metrics
         case 1 where segments[0] == "favicon.ico": return .asset("hero.png")
         default: break

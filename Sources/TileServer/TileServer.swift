@@ -5,6 +5,7 @@ import TileSources
 import Features
 import Rendering
 import Compression
+public import SharedCache
 public import MapProjects
 public import HTTPServer
 
@@ -23,6 +24,8 @@ public struct ServerOptions: Sendable {
     public var requestTimeout: Duration = .seconds(30)
     /// Where Debian's libjs-leaflet puts Leaflet.
     public var leafletFolder = "/usr/share/javascript/leaflet"
+    /// A tile cache shared by several servers (Redis); nil: memory only.
+    public var sharedCache: RedisTileCache?
     /// One line per request (Common Log Format-like); nil logs nothing.
     public var accessLog: (@Sendable (String) -> Void)?
 
@@ -37,6 +40,8 @@ struct CachedTile: Sendable {
     var format: ImageFormat?
     var provenance: String
     var freshness = Freshness.unlimited
+    /// What the shared cache said when this tile was looked up (nil: there is none).
+    var shared: CacheStatus.Entry?
 }
 
 struct TileKey: Hashable, Sendable {
@@ -60,6 +65,9 @@ public final class TileServer: Sendable {
     let inFlight = InFlight<TileKey, CachedTile>()
     let assets: [String: (bytes: [UInt8], type: String)]
     let renders: RenderPool
+    /// Each map's definition hash, part of its shared-cache keys: an edited map never meets
+    /// the renders of its old self.
+    let definitions: [String: String]
 
     public init(maps: [ServedMap], options: ServerOptions = ServerOptions()) throws(ProjectProblems) {
         var byName = [String: ServedMap]()
@@ -76,6 +84,7 @@ public final class TileServer: Sendable {
         self.options = options
         cache = MemoryCache(capacity: options.cacheBytes)
         renders = RenderPool(capacity: options.maxConcurrentStaticRenders)
+        definitions = Dictionary(uniqueKeysWithValues: maps.map { ($0.project.name, MapDefinition.hash($0.project)) })
         // One layer alone, at full opacity: the viewer applies opacity itself.
         var composers = [String: [String: TileComposer]]()
         for map in maps {
@@ -129,7 +138,7 @@ public final class TileServer: Sendable {
               let cached = cache.get(TileKey(map: map, layer: layer ?? "", tile: tile, scale: scale, format: format)),
               let served = maps[map] else { return nil }
         return finish(request, route: layer == nil ? "tile" : "layer_tile", started: started,
-                      tileResponse(cached, served: served, layer: layer, request: request), cors: served.project.cors)
+                      tileResponse(cached, served: served, layer: layer, request: request, fromMemory: true), cors: served.project.cors)
     }
 
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
@@ -156,9 +165,10 @@ public final class TileServer: Sendable {
         switch route {
         case .index: response = index(request)
         case .health: response = .text(200, "ok")
+        case .ready: response = await readiness()
         case .metrics:
             response = HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
-                                    body: Array(metrics.text(cache: cache.statistics).utf8))
+                                    body: Array((metrics.text(cache: cache.statistics) + (options.sharedCache?.counters.prometheusText ?? "")).utf8))
         case .asset(let name):
             if let asset = assets[name] {
                 response = cacheable(request, HTTPResponse(status: 200, headers: [("Content-Type", asset.type), ("Cache-Control", "public, max-age=3600")], body: asset.bytes))
@@ -194,6 +204,7 @@ public final class TileServer: Sendable {
         switch route {
         case .index: return "index"
         case .health: return "health"
+        case .ready: return "ready"
         case .metrics: return "metrics"
         case .asset: return "asset"
         case .viewer, .viewerRedirect: return "viewer"
@@ -291,29 +302,37 @@ public final class TileServer: Sendable {
             return .text(404, "zoom \(tile.z) is outside this map's zooms \(project.minZoom)-\(project.maxZoom)")
         }
         let key = TileKey(map: name, layer: layerID ?? "", tile: tile, scale: scale, format: format)
-        if let cached = cache.get(key) { return tileResponse(cached, served: map, layer: layerID, request: request) }
+        if let cached = cache.get(key) { return tileResponse(cached, served: map, layer: layerID, request: request, fromMemory: true) }
         if let bounds = map.bounds, !bounds.overlaps(tile.bounds) {
             return missing(map, "tile \(tile.z)/\(tile.x)/\(tile.y) is outside the map's bounds")
         }
         do {
             let cached = try await inFlight.run(key) { [self] in
+                let shared = sharedKey(key)
+                var lookup: SharedCacheLookup?
+                if let shared, let sharedCache = options.sharedCache {
+                    let found = await sharedCache.lookup(key: shared)
+                    if case .hit(let bytes) = found { return remember(key, sharedHit: bytes) }
+                    lookup = found
+                }
                 let result = try await composer.tile(TileRequest(tile, scale: scale), encoding: .defaults(for: format))
+                var entry: CachedTile
                 switch result {
                 case .tile(let data):
                     let bytes = data.format == format ? data.bytes : try RGBAImage(decoding: data.bytes).encoded(.defaults(for: format))
-                    let entry = CachedTile(bytes: bytes, etag: "\"" + ContentDigest(bytes).text + "\"", format: format, provenance: Self.provenance(data.provenance),
-                                           freshness: data.freshness)
+                    entry = CachedTile(bytes: bytes, etag: "\"" + ContentDigest(bytes).text + "\"", format: format, provenance: Self.provenance(data.provenance),
+                                       freshness: data.freshness)
                     if data.freshness.isReusable { cache.set(key, entry, cost: bytes.count + 128, expiresAt: data.freshness.memoryExpiry) }
-                    return entry
                 case .noTile:
-                    let entry = CachedTile(bytes: [], etag: "", format: nil, provenance: "none")
+                    entry = CachedTile(bytes: [], etag: "", format: nil, provenance: "none")
                     cache.set(key, entry, cost: 128)
-                    return entry
                 case .unavailable(let retryAfter):
                     throw Unavailable(retryAfter: retryAfter)
                 }
+                if let shared, let lookup { entry.shared = share(entry, key: shared, lookup: lookup, maxAge: map.maxAge(layer: layerID)) }
+                return entry
             }
-            return tileResponse(cached, served: map, layer: layerID, request: request)
+            return tileResponse(cached, served: map, layer: layerID, request: request, fromMemory: false)
         } catch let error as Unavailable {
             metrics.upstreamError()
             let seconds = error.retryAfter.map { max(1, Int($0.components.seconds)) } ?? 30
@@ -341,11 +360,16 @@ public final class TileServer: Sendable {
         map.project.missingTileStatus == 204 ? HTTPResponse(status: 204) : .text(404, message)
     }
 
-    func tileResponse(_ cached: CachedTile, served: ServedMap, layer: String?, request: HTTPRequest) -> HTTPResponse {
-        guard let format = cached.format else { return missing(served, "no tile here") }
+    func tileResponse(_ cached: CachedTile, served: ServedMap, layer: String?, request: HTTPRequest, fromMemory: Bool) -> HTTPResponse {
+        let status = cacheStatus(cached, fromMemory: fromMemory)
+        guard let format = cached.format else {
+            var response = missing(served, "no tile here")
+            response.headers.append(("Cache-Status", status))
+            return response
+        }
         let age = served.maxAge(layer: layer)
         var headers = [("Content-Type", format.mimeType), ("ETag", cached.etag), ("Cache-Control", cached.freshness.cacheControl(maxAge: age)),
-                       ("X-Tile-Provenance", cached.provenance)]
+                       ("X-Tile-Provenance", cached.provenance), ("Cache-Status", status)]
         if Self.matches(request.headers["if-none-match"], cached.etag) {
             headers.removeFirst()
             return HTTPResponse(status: 304, headers: headers)

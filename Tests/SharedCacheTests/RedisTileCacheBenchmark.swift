@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import SharedCache
 
 /// Latency of the shared cache on loopback: 10,000 sets then 10,000 gets of a 20 KB tile,

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 @testable import SharedCache
 
 /// The shared cache against a real redis-server on 127.0.0.1, including the ways Redis goes

@@ -4,22 +4,22 @@ import Glibc
 /// A real `redis-server` (Debian `redis-server`) on 127.0.0.1 at a free port, with nothing
 /// persisted (`--save "" --appendonly no`) and DEBUG allowed (for `DEBUG SLEEP`). Killed when
 /// released.
-final class RedisServerProcess: @unchecked Sendable {  // process is touched only by init, kill and deinit, from one test
-    let port: Int
+public final class RedisServerProcess: @unchecked Sendable {  // process is touched only by init, kill and deinit, from one test
+    public let port: Int
     /// Given to redis-cli when the server has `--requirepass`.
-    let password: String?
+    public let password: String?
     private let process = Process()
     private let folder: URL
 
     static let serverPath = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].first { FileManager.default.isExecutableFile(atPath: $0) }
     static let cliPath = ["/usr/bin/redis-cli", "/usr/local/bin/redis-cli"].first { FileManager.default.isExecutableFile(atPath: $0) }
-    static var isInstalled: Bool { serverPath != nil && cliPath != nil }
-    static let missingMessage = "redis-server is not installed: run `bash scripts/install-deps.sh redis-server` (Debian redis-server and redis-tools)"
+    public static var isInstalled: Bool { serverPath != nil && cliPath != nil }
+    public static let missingMessage = "redis-server is not installed: run `bash scripts/install-deps.sh redis-server` (Debian redis-server and redis-tools)"
 
-    enum Failure: Error, CustomStringConvertible {
+    public enum Failure: Error, CustomStringConvertible {
         case notInstalled
         case didNotStart(port: Int, log: String)
-        var description: String {
+        public var description: String {
             switch self {
             case .notInstalled: return RedisServerProcess.missingMessage
             case .didNotStart(let port, let log): return "redis-server on port \(port) did not answer PING; its log:\n\(log)"
@@ -29,7 +29,7 @@ final class RedisServerProcess: @unchecked Sendable {  // process is touched onl
 
     /// Starts redis-server with `arguments` added (e.g. `["--maxmemory", "1mb"]`) on `port`
     /// (nil: a free one) and waits until it answers PING.
-    init(_ arguments: [String] = [], port: Int? = nil, password: String? = nil) throws {
+    public init(_ arguments: [String] = [], port: Int? = nil, password: String? = nil) throws {
         guard let server = Self.serverPath else { throw Failure.notInstalled }
         self.password = password
         self.port = try port ?? Self.freePort()
@@ -58,10 +58,10 @@ final class RedisServerProcess: @unchecked Sendable {  // process is touched onl
         try? FileManager.default.removeItem(at: folder)
     }
 
-    var url: String { "redis://127.0.0.1:\(port)" }
+    public var url: String { "redis://127.0.0.1:\(port)" }
 
     /// Kills the server at once (SIGKILL: no goodbye on its connections) and waits for it.
-    func kill() {
+    public func kill() {
         guard process.isRunning else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -69,11 +69,11 @@ final class RedisServerProcess: @unchecked Sendable {  // process is touched onl
 
     /// Runs `redis-cli -p PORT arguments...` and returns its output without the last newline.
     @discardableResult
-    func cli(_ arguments: String...) -> String {
+    public func cli(_ arguments: String...) -> String {
         cli(arguments)
     }
 
-    func cli(_ arguments: [String]) -> String {
+    public func cli(_ arguments: [String]) -> String {
         guard let path = Self.cliPath else { return "" }
         let run = Process()
         run.executableURL = URL(fileURLWithPath: path)
@@ -90,7 +90,7 @@ final class RedisServerProcess: @unchecked Sendable {  // process is touched onl
     }
 
     /// Starts `redis-cli arguments...` without waiting for it (e.g. `DEBUG SLEEP 2`).
-    func cliInBackground(_ arguments: String...) throws -> Process {
+    public func cliInBackground(_ arguments: String...) throws -> Process {
         let run = Process()
         run.executableURL = URL(fileURLWithPath: Self.cliPath ?? "/usr/bin/redis-cli")
         run.arguments = ["-h", "127.0.0.1", "-p", String(port)] + arguments
@@ -101,7 +101,7 @@ final class RedisServerProcess: @unchecked Sendable {  // process is touched onl
     }
 
     /// A TCP port on 127.0.0.1 that nothing listens on right now (the OS picks it).
-    static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         defer { close(fd) }
