@@ -103,12 +103,17 @@ public final class MBTilesReader: Sendable {
         }
     }
 
-    /// Every tile id in the file, in z, x, row order (for copying a whole store).
+    /// Every tile in the file, in z, x, row order (for copying a whole store). A row
+    /// outside the pyramid (zoom_level outside 0-30, tile_column or tile_row outside the
+    /// zoom's 0 to 2^z - 1) throws `MBTilesError.invalidTile` naming it: a copy that left
+    /// it out silently would not be a copy.
     public func forEachTile(_ body: (TileID, [UInt8]) throws -> Void) throws {
         try withConnection { connection in
             try connection.query("SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles ORDER BY zoom_level, tile_column, tile_row") { row in
                 let (z, x, tmsY) = (row.integer(0), row.integer(1), row.integer(2))
-                guard TileID.isValid(z: z, x: x, y: tmsY) else { return }  // skip rows outside the pyramid
+                guard TileID.isValid(z: z, x: x, y: tmsY) else {
+                    throw MBTilesError.invalidTile(file: path, zoomLevel: z, tileColumn: x, tileRow: tmsY)
+                }
                 try body(TileID(z: z, x: x, tmsY: tmsY), row.blob(3))
             }
         }
@@ -129,6 +134,33 @@ public final class MBTilesReader: Sendable {
         let box = try pool.withLock { $0.popLast() } ?? ConnectionBox(SQLiteConnection(path: path, mode: .readOnly))
         defer { pool.withLock { if $0.count < 8 { $0.append(box) } } }
         return try body(box.connection)
+    }
+}
+
+/// A value in an MBTiles file outside what the spec allows.
+public enum MBTilesError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A row of the `tiles` table that names no tile of the pyramid.
+    case invalidTile(file: String, zoomLevel: Int, tileColumn: Int, tileRow: Int)
+
+    /// The message without the file's name.
+    public var reason: String {
+        switch self {
+        case .invalidTile(_, let z, let x, let row):
+            let problem: String
+            if !(0...TileID.maxZoom).contains(z) {
+                problem = "zoom_level \(z) is outside 0-\(TileID.maxZoom)"
+            } else {
+                let last = (1 << z) - 1
+                problem = (0...last).contains(x) ? "tile_row \(row) is outside 0-\(last) at zoom \(z)" : "tile_column \(x) is outside 0-\(last) at zoom \(z)"
+            }
+            return "tiles table row zoom_level \(z), tile_column \(x), tile_row \(row): \(problem)"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .invalidTile(let file, _, _, _): return "\(file): \(reason)"
+        }
     }
 }
 
