@@ -99,6 +99,8 @@ public struct MBTilesSource: TileSource {
         let bytes: [UInt8]?
         do {
             bytes = try reader.tile(request.tile)
+        } catch let error as SQLiteError {
+            throw TileSourceError(error, path: reader.path)
         } catch {
             throw TileSourceError.unreadable(path: reader.path, reason: "\(error)")
         }

@@ -84,6 +84,8 @@ public enum TileStore {
         case let mbtiles as MBTilesSource:
             do { try mbtiles.reader.forEachTile(body) } catch let error as MBTilesError {
                 throw TileSourceError.corrupt(path: mbtiles.reader.path, reason: error.reason)
+            } catch let error as SQLiteError {
+                throw TileSourceError(error, path: mbtiles.reader.path)
             }
         case let pmtiles as PMTilesSource:
             do { try pmtiles.reader.forEachTile(body) } catch let error as PMTilesError {
@@ -153,5 +155,15 @@ extension FolderTileSource {
                 }
             }
         }
+    }
+}
+
+extension TileSourceError {
+    /// An SQLite failure while reading a store: a read error of the disk is `unreadable`,
+    /// anything else (a damaged file, a view that never ends) is `corrupt`.
+    init(_ error: SQLiteError, path: String) {
+        // SQLITE_IOERR (10) and SQLITE_CANTOPEN (14).
+        let reason = "\(error.message) (SQLite \(error.code))"
+        self = [10, 14].contains(error.code & 0xFF) ? .unreadable(path: path, reason: reason) : .corrupt(path: path, reason: reason)
     }
 }

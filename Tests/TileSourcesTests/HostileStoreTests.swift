@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import Canvas
 import TileMath
-import MBTiles
+@testable import MBTiles
 @testable import PMTiles
 @testable import TileSources
 
@@ -164,6 +164,22 @@ import MBTiles
         guard case .image = try await TileLayer(source: source).render(TileRequest(TileID(z: 0, x: 0, y: 0))) else {
             Issue.record("no tile from \(name)")
             return
+        }
+    }
+
+    /// Views that never end: opening reads at most 10,000 metadata rows, a lookup gives up
+    /// 2 s after its last row, a listing after 30 s (here shortened) without its first.
+    @Test func endlessViewsAreGivenUp() async throws {
+        let metadataView = try MBTilesSource(path: Self.path("mbtiles/endless-metadata-view.mbtiles"))
+        #expect(metadataView.reader.metadata.values.count == MBTilesReader.metadataRows)
+        let path = Self.path("mbtiles/endless-tiles-view.mbtiles")
+        let source = try MBTilesSource(path: path)  // the metadata names its zooms: nothing is scanned
+        let reason = "gave up after 2.0 seconds without a row from SQLite (a view that never ends?) (SQLite 9)"
+        await #expect(throws: TileSourceError.corrupt(path: path, reason: reason)) { try await source.tile(TileRequest(TileID(z: 0, x: 0, y: 0))) }
+        let connection = try SQLiteConnection(path: path, mode: .readOnly)
+        connection.timeLimit = .milliseconds(300)
+        #expect(throws: SQLiteError(code: 9, message: "gave up after 0.3 seconds without a row from SQLite (a view that never ends?)", path: path)) {
+            try connection.query("SELECT zoom_level, tile_column, tile_row FROM tiles ORDER BY zoom_level, tile_column, tile_row")
         }
     }
 

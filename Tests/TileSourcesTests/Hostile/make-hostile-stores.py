@@ -188,17 +188,35 @@ def fix_self_reference(directories):
     directories["self-referencing-leaf"] = pmtiles(root=[(0, 0, length, 0)], leaves=leaf)
 
 
-def mbtiles(path, metadata, tiles=((0, 0, 0),)):
+# Views that never end: every row of `tiles` is tile 0/0/x for x = 0, 1, 2, ... (a sorted
+# listing never gets its first row; a lookup finds 0/0/0 and then waits for the next), and
+# a metadata view of endless rows.
+ENDLESS = "WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c)"
+ENDLESS_TILES = (f"CREATE VIEW tiles AS {ENDLESS} SELECT 0 AS zoom_level, 0 AS tile_column, x AS tile_row, "
+                 "(SELECT tile_data FROM tile_bytes) AS tile_data FROM c")
+ENDLESS_METADATA = f"CREATE VIEW metadata AS {ENDLESS} SELECT 'key' || x AS name, 'value' AS value FROM c"
+
+
+def mbtiles(path, metadata, tiles=((0, 0, 0),), tiles_view=None, metadata_view=None):
     """An MBTiles with the spec's plain `tiles` table; `tiles` are (zoom, column, row) rows,
-    each holding the same PNG; metadata values are stored as given."""
+    each holding the same PNG; metadata values are stored as given. A view replaces either
+    table when given."""
     if os.path.exists(path):
         os.remove(path)
     db = sqlite3.connect(path)
     db.execute("PRAGMA page_size=512")
-    db.execute("CREATE TABLE metadata (name TEXT, value TEXT)")
-    db.execute("CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB)")
-    db.executemany("INSERT INTO metadata VALUES (?, ?)", sorted(metadata.items()))
-    db.executemany("INSERT INTO tiles VALUES (?, ?, ?, ?)", [(z, x, y, TILE) for z, x, y in tiles])
+    if metadata_view:
+        db.execute(metadata_view)
+    else:
+        db.execute("CREATE TABLE metadata (name TEXT, value TEXT)")
+        db.executemany("INSERT INTO metadata VALUES (?, ?)", sorted(metadata.items()))
+    if tiles_view:
+        db.execute("CREATE TABLE tile_bytes (tile_data BLOB)")
+        db.execute("INSERT INTO tile_bytes VALUES (?)", (TILE,))
+        db.execute(tiles_view)
+    else:
+        db.execute("CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB)")
+        db.executemany("INSERT INTO tiles VALUES (?, ?, ?, ?)", [(z, x, y, TILE) for z, x, y in tiles])
     db.commit()
     db.execute("VACUUM")
     db.close()
@@ -233,6 +251,8 @@ def mbtiles_cases():
         "tile-zoom-2e62-no-zooms": (with_(minzoom=None, maxzoom=None), ((0, 0, 0), (2**62, 0, 0))),
         "tile-column-out-of-range": (with_(maxzoom="1"), ((0, 0, 0), (1, 5, 0))),
         "tile-row-2e62": (with_(maxzoom="2"), ((0, 0, 0), (2, 0, 2**62))),
+        "endless-tiles-view": (base, (), ENDLESS_TILES, None),
+        "endless-metadata-view": ({}, ((0, 0, 0),), None, ENDLESS_METADATA),
     }
 
 
@@ -251,9 +271,9 @@ def main():
                 f.write(data)
             written.append((kind, path))
     os.makedirs(os.path.join(HERE, "mbtiles"), exist_ok=True)
-    for name, (metadata, tiles) in mbtiles_cases().items():
+    for name, case in mbtiles_cases().items():
         path = os.path.join(HERE, "mbtiles", name + ".mbtiles")
-        mbtiles(path, metadata, tiles)
+        mbtiles(path, *case)
         written.append(("mbtiles", path))
     if corpus:
         for kind, path in written:
