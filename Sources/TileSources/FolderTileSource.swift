@@ -1,5 +1,5 @@
 import Foundation
-public import Canvas
+import Canvas
 public import TileMath
 
 /// A pyramid of tile files `DIR/{z}/{x}/{row}.{ext}`, rows in XYZ or TMS order.
@@ -41,7 +41,11 @@ public struct FolderTileSource: TileSource {
         metadata.attribution = stored.attribution
         metadata.description = stored.description
         if let data = try? Data(contentsOf: sample), let image = try? RGBAImage(decoding: data) {
-            metadata.tileSize = image.width
+            if TileSetMetadata.tileSizes.contains(image.width) {
+                metadata.tileSize = image.width
+            } else {
+                metadata.warnings.append("\(sample.path) is \(image.width) px wide, not a tile size in \(TileSetMetadata.tileSizes.lowerBound)-\(TileSetMetadata.tileSizes.upperBound); tiles are shown at \(metadata.tileSize) px")
+            }
         }
         self.metadata = metadata
     }

@@ -1,5 +1,5 @@
 import Foundation
-public import Canvas
+import Canvas
 public import TileMath
 public import MBTiles
 

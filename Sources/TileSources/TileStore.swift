@@ -68,6 +68,8 @@ public enum TileStore {
                 let existing = try PMTilesSource(path: path)
                 do {
                     try existing.reader.forEachTile { tile, bytes in try writer.write(tile, bytes: bytes) }
+                } catch let error as PMTilesError {
+                    throw .corrupt(path: path, reason: error.reason)
                 } catch {
                     throw .corrupt(path: path, reason: "\(error)")
                 }
