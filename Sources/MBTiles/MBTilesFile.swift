@@ -73,16 +73,32 @@ public final class MBTilesReader: Sendable {
         }
         guard hasTiles else { throw SQLiteError(code: 1, message: "no tiles table; not an MBTiles file", path: path) }
         var values = [String: String]()
-        try? connection.query("SELECT name, value FROM metadata") { row in
-            if let name = row.text(0) { values[name] = row.text(1) ?? "" }
+        connection.timeLimit = Self.scanTimeLimit
+        // A metadata view could also return rows forever: the spec's keys are a dozen.
+        do {
+            try connection.query("SELECT name, value FROM metadata LIMIT \(Self.metadataRows)") { row in
+                if let name = row.text(0) { values[name] = row.text(1) ?? "" }
+            }
+        } catch let error as SQLiteError where error.code == 9 /* SQLITE_INTERRUPT: the time limit */ {
+            throw error
+        } catch {
+            // No metadata table: every field is optional.
         }
         metadata = MBTiles.Metadata(values)
         pool = Mutex([ConnectionBox(connection)])
     }
 
+    /// The longest a query over the whole file (listing tiles, the stored zooms) may work
+    /// before its next row: sorting tens of millions of rows of a table without an index.
+    static let scanTimeLimit = Duration.seconds(30)
+    /// The longest a tile lookup may take; indexes make it well under a millisecond.
+    static let lookupTimeLimit = Duration.seconds(2)
+    /// Rows of `metadata` read at most.
+    static let metadataRows = 10_000
+
     /// The bytes of a tile, or nil when the file has none.
     public func tile(_ tile: TileID) throws -> [UInt8]? {
-        try withConnection { connection in
+        try withConnection(timeLimit: Self.lookupTimeLimit) { connection in
             var bytes: [UInt8]?
             try connection.query("SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
                                  [.integer(tile.z), .integer(tile.x), .integer(tile.tmsY)]) { row in
@@ -94,7 +110,7 @@ public final class MBTilesReader: Sendable {
 
     /// Tile count and total bytes per zoom.
     public func statistics() throws -> [(zoom: Int, tiles: Int, bytes: Int)] {
-        try withConnection { connection in
+        try withConnection(timeLimit: Self.scanTimeLimit) { connection in
             var result = [(Int, Int, Int)]()
             try connection.query("SELECT zoom_level, count(*), sum(length(tile_data)) FROM tiles GROUP BY zoom_level ORDER BY zoom_level") { row in
                 result.append((row.integer(0), row.integer(1), row.integer(2)))
@@ -103,12 +119,17 @@ public final class MBTilesReader: Sendable {
         }
     }
 
-    /// Every tile id in the file, in z, x, row order (for copying a whole store).
+    /// Every tile in the file, in z, x, row order (for copying a whole store). A row
+    /// outside the pyramid (zoom_level outside 0-30, tile_column or tile_row outside the
+    /// zoom's 0 to 2^z - 1) throws `MBTilesError.invalidTile` naming it: a copy that left
+    /// it out silently would not be a copy.
     public func forEachTile(_ body: (TileID, [UInt8]) throws -> Void) throws {
-        try withConnection { connection in
+        try withConnection(timeLimit: Self.scanTimeLimit) { connection in
             try connection.query("SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles ORDER BY zoom_level, tile_column, tile_row") { row in
                 let (z, x, tmsY) = (row.integer(0), row.integer(1), row.integer(2))
-                guard TileID.isValid(z: z, x: x, y: tmsY) else { return }  // skip rows outside the pyramid
+                guard TileID.isValid(z: z, x: x, y: tmsY) else {
+                    throw MBTilesError.invalidTile(file: path, zoomLevel: z, tileColumn: x, tileRow: tmsY)
+                }
                 try body(TileID(z: z, x: x, tmsY: tmsY), row.blob(3))
             }
         }
@@ -116,7 +137,7 @@ public final class MBTilesReader: Sendable {
 
     /// The zoom range of the stored tiles (for files whose metadata lacks it).
     public func storedZoomRange() throws -> ClosedRange<Int>? {
-        try withConnection { connection in
+        try withConnection(timeLimit: Self.scanTimeLimit) { connection in
             var range: ClosedRange<Int>?
             try connection.query("SELECT min(zoom_level), max(zoom_level) FROM tiles") { row in
                 if !row.isNull(0) { range = row.integer(0)...row.integer(1) }
@@ -125,10 +146,38 @@ public final class MBTilesReader: Sendable {
         }
     }
 
-    private func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    private func withConnection<T>(timeLimit: Duration, _ body: (SQLiteConnection) throws -> T) throws -> T {
         let box = try pool.withLock { $0.popLast() } ?? ConnectionBox(SQLiteConnection(path: path, mode: .readOnly))
         defer { pool.withLock { if $0.count < 8 { $0.append(box) } } }
+        box.connection.timeLimit = timeLimit
         return try body(box.connection)
+    }
+}
+
+/// A value in an MBTiles file outside what the spec allows.
+public enum MBTilesError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A row of the `tiles` table that names no tile of the pyramid.
+    case invalidTile(file: String, zoomLevel: Int, tileColumn: Int, tileRow: Int)
+
+    /// The message without the file's name.
+    public var reason: String {
+        switch self {
+        case .invalidTile(_, let z, let x, let row):
+            let problem: String
+            if !(0...TileID.maxZoom).contains(z) {
+                problem = "zoom_level \(z) is outside 0-\(TileID.maxZoom)"
+            } else {
+                let last = (1 << z) - 1
+                problem = (0...last).contains(x) ? "tile_row \(row) is outside 0-\(last) at zoom \(z)" : "tile_column \(x) is outside 0-\(last) at zoom \(z)"
+            }
+            return "tiles table row zoom_level \(z), tile_column \(x), tile_row \(row): \(problem)"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .invalidTile(let file, _, _, _): return "\(file): \(reason)"
+        }
     }
 }
 

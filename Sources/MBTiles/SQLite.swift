@@ -18,6 +18,18 @@ final class SQLiteConnection {
     let handle: OpaquePointer
     let path: String
     private var statements = [String: OpaquePointer]()
+    /// How long a statement may work before its next row; see `timeLimit`.
+    private let budget = WorkBudget()
+
+    /// The longest SQLite may work between two rows of a query (or before it ends), or nil
+    /// for no limit. A file can hold a view that never ends (`WITH RECURSIVE`, or a table
+    /// joined with itself into 10^12 rows): reading it then fails with an error naming the
+    /// file instead of running forever. (Time, not instructions: SQLite runs from 20 to some
+    /// 200 million instructions a second depending on the query.)
+    var timeLimit: Duration? {
+        get { budget.limit }
+        set { budget.limit = newValue }
+    }
 
     enum Mode { case readOnly, readWrite, create }
 
@@ -39,6 +51,12 @@ final class SQLiteConnection {
         self.path = path
         // Readers wait for a writer's commit instead of failing at once.
         sqlite3_busy_timeout(db, 5000)
+        // The budget lives as long as the connection (it is a stored property), so the
+        // unretained pointer stays valid for every call.
+        sqlite3_progress_handler(db, WorkBudget.granularity, { context in
+            guard let context else { return 0 }
+            return Unmanaged<WorkBudget>.fromOpaque(context).takeUnretainedValue().isOver ? 1 : 0
+        }, Unmanaged.passUnretained(budget).toOpaque())
     }
 
     deinit {
@@ -82,8 +100,12 @@ final class SQLiteConnection {
             }
         }
         while true {
+            budget.start()
             let rc = sqlite3_step(statement)
             if rc == SQLITE_DONE { return }
+            if rc == SQLITE_INTERRUPT, let limit = timeLimit, budget.isOver {
+                throw SQLiteError(code: rc, message: "gave up after \(limit) without a row from SQLite (a view that never ends?)", path: path)
+            }
             try check(rc)
             try row(SQLiteRow(statement: statement))
         }
@@ -95,6 +117,32 @@ final class SQLiteConnection {
         try check(sqlite3_prepare_v2(handle, sql, -1, &statement, nil))
         statements[sql] = statement!
         return statement!
+    }
+}
+
+/// The deadline of the current step, checked by SQLite's progress handler every
+/// `granularity` instructions (well under a millisecond). Used only by its connection's
+/// thread, inside `sqlite3_step`.
+private final class WorkBudget {
+    static let granularity: Int32 = 10_000
+    var limit: Duration?
+    private var deadline: UInt64 = .max
+
+    /// Starts the clock for the next row.
+    func start() {
+        guard let limit else { deadline = .max; return }
+        let (seconds, attoseconds) = limit.components
+        // At most 2^32 s (136 years): no overflow below.
+        let nanoseconds = min(UInt64(clamping: seconds), 1 << 32) * 1_000_000_000 + UInt64(clamping: attoseconds / 1_000_000_000)
+        deadline = Self.now() + nanoseconds
+    }
+
+    var isOver: Bool { deadline != .max && Self.now() > deadline }
+
+    private static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 }
 

@@ -57,20 +57,72 @@ public struct PMTilesHeader: Hashable, Sendable {
     }
 }
 
+/// Checks of the header against the file it came from, before any of its numbers is used.
+extension PMTilesHeader {
+    /// The header and root directory lie in the first 16 KiB (spec v3: "Root Directory").
+    public static let rootRegion: UInt64 = 16_384
+
+    /// Throws `PMTilesError.invalid` naming the field and its value when a zoom lies outside
+    /// the spec's 0-31 (or minzoom is above maxzoom), or a section (root directory, metadata,
+    /// leaf directories, tile data) does not lie within the file's `fileSize` bytes; after this
+    /// every `offset + length` of the header is known not to overflow.
+    public func validate(fileSize: UInt64, file: String) throws(PMTilesError) {
+        func invalid(_ field: String, _ value: UInt64, _ reason: String) -> PMTilesError {
+            .invalid(file: file, field: field, value: value, reason: reason)
+        }
+        for (name, zoom) in [("minzoom", minZoom), ("maxzoom", maxZoom)] where zoom > PMTilesID.maxZoom {
+            throw invalid(name, UInt64(zoom), "is outside the zooms 0-\(PMTilesID.maxZoom) of the spec")
+        }
+        guard minZoom <= maxZoom else { throw invalid("minzoom", UInt64(minZoom), "is above maxzoom \(maxZoom)") }
+        guard rootLength > 0 else { throw invalid("root directory length", 0, "leaves the file without a root directory") }
+        try Self.checkSection("root directory", offset: rootOffset, length: rootLength, within: fileSize, file: file)
+        guard rootOffset + rootLength <= Self.rootRegion else {
+            throw invalid("root directory length", rootLength, "at offset \(rootOffset) ends beyond the first \(Self.rootRegion) bytes, where the spec keeps it")
+        }
+        guard metadataLength <= PMTilesLimits.metadataBytes else {
+            throw invalid("metadata length", metadataLength, "exceeds the limit of \(PMTilesLimits.metadataBytes) bytes")
+        }
+        try Self.checkSection("metadata", offset: metadataOffset, length: metadataLength, within: fileSize, file: file)
+        try Self.checkSection("leaf directories", offset: leafDirectoryOffset, length: leafDirectoryLength, within: fileSize, file: file)
+        try Self.checkSection("tile data", offset: tileDataOffset, length: tileDataLength, within: fileSize, file: file)
+    }
+
+    /// Throws unless `offset + length <= size`, without computing a sum that could overflow.
+    static func checkSection(_ name: String, offset: UInt64, length: UInt64, within size: UInt64, sizeName: String = "file size",
+                             file: String) throws(PMTilesError) {
+        guard length <= size else {
+            throw .invalid(file: file, field: "\(name) length", value: length, reason: "exceeds the \(sizeName) \(size)")
+        }
+        guard offset <= size - length else {
+            throw .invalid(file: file, field: "\(name) offset", value: offset, reason: "plus its length \(length) exceeds the \(sizeName) \(size)")
+        }
+    }
+}
+
 public enum PMTilesError: Error, Equatable, Sendable, CustomStringConvertible {
     case notPMTiles
     case unsupportedVersion(Int)
     case unsupportedCompression(String)
+    /// A number read from the file is out of its range: `field` names it (with the directory
+    /// and entry it belongs to), `value` is what the file says and `reason` what is wrong.
+    case invalid(file: String, field: String, value: UInt64, reason: String)
     case corrupt(String)
     case io(String)
 
-    public var description: String {
+    /// The message without the file's name (for callers that name the file themselves).
+    public var reason: String {
         switch self {
         case .notPMTiles: return "not a PMTiles file (no \"PMTiles\" magic)"
         case .unsupportedVersion(let v): return "PMTiles version \(v) is not supported (only 3)"
         case .unsupportedCompression(let what): return "unsupported compression: \(what)"
+        case .invalid(_, let field, let value, let reason): return "not a valid PMTiles file: \(field) \(value) \(reason)"
         case .corrupt(let reason): return "corrupt PMTiles: \(reason)"
         case .io(let reason): return reason
         }
+    }
+
+    public var description: String {
+        if case .invalid(let file, _, _, _) = self, !file.isEmpty { return "\(file): \(reason)" }
+        return reason
     }
 }

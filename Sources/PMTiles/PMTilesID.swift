@@ -49,3 +49,24 @@ extension TileID {
         return (y, x)
     }
 }
+
+/// The ranges of PMTiles v3 tile ids, for checking ids and run lengths read from a file.
+public enum PMTilesID {
+    /// The deepest zoom the spec's 64-bit ids can number (4^32 - 1 ids would not fit).
+    public static let maxZoom: UInt8 = 31
+
+    /// The first id of zoom `z`, that is the number of tiles at all lower zooms,
+    /// (4^z - 1) / 3; for z 32 (one past the deepest) the number of all ids.
+    public static func first(ofZoom z: Int) -> UInt64 {
+        // 4^32 - 1 is UInt64.max, whose shift form would overflow.
+        z >= 32 ? UInt64.max / 3 : ((UInt64(1) << UInt64(2 * max(0, z))) - 1) / 3
+    }
+
+    /// The zoom of an id; nil for ids beyond zoom 31.
+    public static func zoom(of id: UInt64) -> Int? {
+        guard id < first(ofZoom: 32) else { return nil }
+        var z = 0
+        while first(ofZoom: z + 1) <= id { z += 1 }
+        return z
+    }
+}

@@ -64,9 +64,14 @@ public struct StitchSidecar: Codable, Hashable, Sendable {
 
 /// `stitch` and `split`: a zoom of tiles as one image to paint on, and back.
 public enum Stitching {
+    /// Most pixels a stitched image may have: 2^30 (4 GiB of RGBA, a 32768 px square).
+    public static let maxPixels = 1 << 30
+
     /// Every tile of `range` drawn into one image (transparent where the store has none).
+    /// Throws `PyramidError.tooLarge` naming the value when `tileSize` is outside
+    /// `TileSetMetadata.tileSizes` or the image would exceed `maxPixels`, before allocating.
     public static func stitch(_ source: any TileSource, range: TileRange, tileSize: Int) async throws -> RGBAImage {
-        let width = range.width * tileSize, height = range.height * tileSize
+        let (width, height) = try imageSize(range: range, tileSize: tileSize)
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         for tile in range {
             guard let data = try await source.tile(TileRequest(tile)).data else { continue }
@@ -79,6 +84,22 @@ public enum Stitching {
             }
         }
         return RGBAImage(width: width, height: height, pixels: pixels)
+    }
+
+    /// The stitched image's width and height in pixels, checked (tile sizes come from store
+    /// metadata) without an arithmetic that could overflow.
+    public static func imageSize(range: TileRange, tileSize: Int) throws(PyramidError) -> (width: Int, height: Int) {
+        let sizes = TileSetMetadata.tileSizes
+        guard sizes.contains(tileSize) else {
+            throw .tooLarge("tile size \(tileSize) is outside \(sizes.lowerBound)-\(sizes.upperBound) pixels")
+        }
+        let (width, wide) = range.width.multipliedReportingOverflow(by: tileSize)
+        let (height, tall) = range.height.multipliedReportingOverflow(by: tileSize)
+        let (pixels, many) = width.multipliedReportingOverflow(by: height)
+        guard !wide, !tall, !many, pixels <= maxPixels else {
+            throw .tooLarge("\(range.width)x\(range.height) tiles of \(tileSize) px make an image larger than \(maxPixels) pixels")
+        }
+        return (width, height)
     }
 
     /// One tile cut from a stitched image.

@@ -34,8 +34,14 @@ enum StitchCommand: Command {
         guard let range = TileRange.covering(box, zoom: zoom).first, TileRange.covering(box, zoom: zoom).count == 1 else {
             throw .usage("bbox crosses the antimeridian: stitch each side separately")
         }
+        // The tile size comes from the store's metadata: a file's value, checked before any
+        // pixel arithmetic. split reads back only 256 and 512 (see StitchSidecar.load).
         let tileSize = source.metadata.tileSize
+        guard tileSize == 256 || tileSize == 512 else {
+            throw .data("\(arguments.positionals[0]): tile size \(tileSize) is not 256 or 512, the sizes stitch and split handle")
+        }
         guard range.count <= 65_536 else { throw .usage("\(range.count) tiles at zoom \(zoom): stitch a smaller box or a lower zoom (at most 65,536 tiles)") }
+        do { _ = try Stitching.imageSize(range: range, tileSize: tileSize) } catch { throw .usage("\(error.description): stitch a smaller box or a lower zoom") }
         let sidecar = StitchSidecar(range: range, tileSize: tileSize, source: arguments.positionals[0])
         do {
             let image = try await Stitching.stitch(source, range: range, tileSize: tileSize)
@@ -53,6 +59,12 @@ enum StitchCommand: Command {
             }
         } catch let error as CLIError {
             throw error
+        } catch let error as TileSourceError {
+            // A damaged store found while reading its tiles is bad data, not a failed write.
+            switch error {
+            case .corrupt, .invalid: throw .data(error.description)
+            default: throw .io(error.description)
+            }
         } catch {
             throw .io("\(error)")
         }

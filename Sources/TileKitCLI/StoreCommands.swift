@@ -59,20 +59,20 @@ enum InfoCommand: Command {
     static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError) {
         try expectPositionals(arguments, 1...1, "STORE")
         let source = try Stores.open(arguments.positionals[0], scheme: try Parse.scheme(arguments.values["scheme"]))
-        var perZoom = [Int: (tiles: Int, bytes: Int)]()
+        let perZoom: [Int: (tiles: Int, bytes: Int)]
         do {
-            try TileStore.forEachTile(in: source) { tile, bytes in
-                perZoom[tile.z, default: (0, 0)].tiles += 1
-                perZoom[tile.z, default: (0, 0)].bytes += bytes.count
-            }
+            perZoom = try TileStore.statistics(of: source)
+        } catch let error as TileSourceError {
+            throw .data(error.description)
         } catch {
             throw .data("\(arguments.positionals[0]): \(error)")
         }
         let m = source.metadata
+        for warning in m.warnings { io.writeError("\(arguments.positionals[0]): warning: \(warning)") }
         var object: [String: Any] = [
             "name": m.name, "scheme": m.scheme.rawValue, "tile_size": m.tileSize,
             "minzoom": m.minZoom, "maxzoom": m.maxZoom, "kind": (try? TileStoreKind(path: arguments.positionals[0]).rawValue) ?? "",
-            "tiles": perZoom.values.map(\.tiles).reduce(0, +), "bytes": perZoom.values.map(\.bytes).reduce(0, +),
+            "tiles": saturatingSum(perZoom.values.map(\.tiles)), "bytes": saturatingSum(perZoom.values.map(\.bytes)),
             "zooms": Dictionary(uniqueKeysWithValues: perZoom.map { ("\($0.key)", ["tiles": $0.value.tiles, "bytes": $0.value.bytes]) }),
         ]
         object["format"] = m.format?.fileExtension ?? NSNull()
@@ -80,8 +80,17 @@ enum InfoCommand: Command {
         let center = m.center ?? m.bounds?.center
         object["center"] = center.map { [$0.longitude, $0.latitude, Double(m.centerZoom ?? m.minZoom)] } ?? NSNull()
         object["attribution"] = m.attribution ?? NSNull()
+        if !m.warnings.isEmpty { object["warnings"] = m.warnings }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data()
         io.write(String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// The sum, or `Int.max` when it would overflow (counts of a hostile PMTiles run can be huge).
+private func saturatingSum(_ values: [Int]) -> Int {
+    values.reduce(0) { total, value in
+        let (sum, overflow) = total.addingReportingOverflow(value)
+        return overflow ? .max : sum
     }
 }
 

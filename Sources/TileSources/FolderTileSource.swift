@@ -1,5 +1,5 @@
 import Foundation
-public import Canvas
+import Canvas
 public import TileMath
 
 /// A pyramid of tile files `DIR/{z}/{x}/{row}.{ext}`, rows in XYZ or TMS order.
@@ -41,7 +41,11 @@ public struct FolderTileSource: TileSource {
         metadata.attribution = stored.attribution
         metadata.description = stored.description
         if let data = try? Data(contentsOf: sample), let image = try? RGBAImage(decoding: data) {
-            metadata.tileSize = image.width
+            if TileSetMetadata.tileSizes.contains(image.width) {
+                metadata.tileSize = image.width
+            } else {
+                metadata.warnings.append("\(sample.path) is \(image.width) px wide, not a tile size in \(TileSetMetadata.tileSizes.lowerBound)-\(TileSetMetadata.tileSizes.upperBound); tiles are shown at \(metadata.tileSize) px")
+            }
         }
         self.metadata = metadata
     }
@@ -117,27 +121,8 @@ public struct FolderTileSource: TileSource {
         if let text = object["bounds"] as? String {
             stored.bounds = MetadataText.bounds(text)
         } else if let values = object["bounds"] as? [Double], values.count == 4 {
-            stored.bounds = BoundingBox(west: values[0], south: values[1], east: values[2], north: values[3])
+            stored.bounds = try? BoundingBox(west: values[0], south: values[1], east: values[2], north: values[3]).validated()
         }
         return stored
-    }
-}
-
-/// Parsing of the text forms MBTiles metadata uses ("W,S,E,N", "LON,LAT,ZOOM").
-public enum MetadataText {
-    public static func bounds(_ text: String) -> BoundingBox? {
-        let values = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard values.count == 4 else { return nil }
-        return try? BoundingBox(west: values[0], south: values[1], east: values[2], north: values[3]).validated()
-    }
-
-    public static func center(_ text: String) -> (Coordinate, Int?)? {
-        let values = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard values.count >= 2, let c = try? Coordinate(latitude: values[1], longitude: values[0]).validated() else { return nil }
-        return (c, values.count > 2 ? Int(values[2]) : nil)
-    }
-
-    public static func bounds(_ box: BoundingBox) -> String {
-        [box.west, box.south, box.east, box.north].map(\.shortDescription).joined(separator: ",")
     }
 }

@@ -1,9 +1,24 @@
 import Foundation
-public import Canvas
+import Canvas
 public import TileMath
 public import MBTiles
 
 /// An MBTiles file as a tile source.
+///
+/// Metadata is checked when the file is opened, field by field (MBTiles 1.3 makes every
+/// field but `name` and `format` optional):
+/// - `minzoom`, `maxzoom`: when present, whole numbers in 0-30 with minzoom ≤ maxzoom, or
+///   opening fails: they decide which tiles are asked for and where overzoom starts, so a
+///   wrong one silently changes the map. When absent, the zooms of the stored tiles, which
+///   must then lie in 0-30 too.
+/// - `tile_size` (TileKit's own key): when present, a whole number in 16-4096, or opening
+///   fails (every tile would be scaled to it).
+/// - `bounds`, `center` (and the center's zoom): informative; a value that is not finite,
+///   out of range or malformed is ignored and named in `metadata.warnings`.
+/// - `format`: an unknown format is left open (nil), the tiles' own bytes decide.
+/// Rows of the `tiles` table are not scanned here (a large file would take seconds):
+/// lookups only ask for valid tiles, and listing every tile (`convert`, `info`) fails on
+/// the first row outside the pyramid, naming it.
 public struct MBTilesSource: TileSource {
     public let reader: MBTilesReader
     public let metadata: TileSetMetadata
@@ -15,31 +30,77 @@ public struct MBTilesSource: TileSource {
             if !FileManager.default.fileExists(atPath: path) { throw .notFound(path: path) }
             throw .corrupt(path: path, reason: error.message)
         }
-        let stored = reader.metadata
+        let reader = reader
+        metadata = try Self.metadata(from: reader.metadata, path: path, storedZooms: { try reader.storedZoomRange() })
+    }
+
+    /// TileKit's metadata from an MBTiles file's `metadata` table, checked as the type's
+    /// documentation says; `storedZooms` gives the zooms of the stored tiles when the table
+    /// lacks them. Errors are `.corrupt(path:reason:)` naming the field and its value.
+    /// (An entry point for fuzzing MBTiles metadata without SQLite.)
+    public static func metadata(from stored: MBTiles.Metadata, path: String,
+                                storedZooms: () throws -> ClosedRange<Int>?) throws(TileSourceError) -> TileSetMetadata {
+        func invalid(_ field: String, _ reason: String) -> TileSourceError {
+            .corrupt(path: path, reason: "metadata \(field) \(reason)")
+        }
+        func zoom(_ key: String) throws(TileSourceError) -> Int? {
+            guard let text = stored.values[key] else { return nil }
+            guard let value = MetadataText.zoom(text) else {
+                throw invalid(key, "\"\(text)\" is not a whole zoom in \(TileSetMetadata.zooms.lowerBound)-\(TileSetMetadata.zooms.upperBound)")
+            }
+            return value
+        }
         var metadata = TileSetMetadata(name: stored.name ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent,
                                        format: stored.format.flatMap(ImageFormat.init(name:)), scheme: .tms)
-        if let minZoom = stored.minZoom, let maxZoom = stored.maxZoom {
-            metadata.minZoom = minZoom
-            metadata.maxZoom = maxZoom
-        } else if let range = try? reader.storedZoomRange() {
-            metadata.minZoom = range.lowerBound
-            metadata.maxZoom = range.upperBound
+        var minZoom = try zoom("minzoom"), maxZoom = try zoom("maxzoom")
+        if minZoom == nil || maxZoom == nil {
+            let range: ClosedRange<Int>?
+            do { range = try storedZooms() } catch { throw .unreadable(path: path, reason: "\(error)") }
+            if let range {
+                for value in [range.lowerBound, range.upperBound] where !TileSetMetadata.zooms.contains(value) {
+                    throw .corrupt(path: path, reason: "tiles table: zoom_level \(value) is outside \(TileSetMetadata.zooms.lowerBound)-\(TileSetMetadata.zooms.upperBound) (and the metadata names no minzoom and maxzoom)")
+                }
+                minZoom = minZoom ?? range.lowerBound
+                maxZoom = maxZoom ?? range.upperBound
+            }
         }
-        metadata.bounds = stored.bounds.flatMap(MetadataText.bounds)
-        if let (center, zoom) = stored.center.flatMap(MetadataText.center) {
-            metadata.center = center
-            metadata.centerZoom = zoom
+        metadata.minZoom = minZoom ?? metadata.minZoom
+        metadata.maxZoom = maxZoom ?? max(metadata.maxZoom, metadata.minZoom)
+        guard metadata.minZoom <= metadata.maxZoom else {
+            throw invalid("minzoom", "\(metadata.minZoom) is above maxzoom \(metadata.maxZoom)")
+        }
+        if let text = stored.values["tile_size"] {
+            guard let size = MetadataText.wholeNumber(text), TileSetMetadata.tileSizes.contains(size) else {
+                throw invalid("tile_size", "\"\(text)\" is not a tile size in \(TileSetMetadata.tileSizes.lowerBound)-\(TileSetMetadata.tileSizes.upperBound) pixels")
+            }
+            metadata.tileSize = size
+        }
+        if let text = stored.bounds {
+            metadata.bounds = MetadataText.bounds(text)
+            if metadata.bounds == nil { metadata.warnings.append("metadata bounds \"\(text)\" is not W,S,E,N in degrees; ignored") }
+        }
+        if let text = stored.center {
+            if let (center, zoom) = MetadataText.center(text) {
+                metadata.center = center
+                metadata.centerZoom = zoom
+                if zoom == nil, text.split(separator: ",").count > 2 {
+                    metadata.warnings.append("metadata center \"\(text)\": the zoom is not a whole zoom in \(TileSetMetadata.zooms.lowerBound)-\(TileSetMetadata.zooms.upperBound); ignored")
+                }
+            } else {
+                metadata.warnings.append("metadata center \"\(text)\" is not LON,LAT,ZOOM in degrees; ignored")
+            }
         }
         metadata.attribution = stored.attribution
         metadata.description = stored.description
-        if let tileSize = stored.values["tile_size"].flatMap({ Int($0) }) { metadata.tileSize = tileSize }
-        self.metadata = metadata
+        return metadata
     }
 
     public func tile(_ request: TileRequest) async throws -> TileResult {
         let bytes: [UInt8]?
         do {
             bytes = try reader.tile(request.tile)
+        } catch let error as SQLiteError {
+            throw TileSourceError(error, path: reader.path)
         } catch {
             throw TileSourceError.unreadable(path: reader.path, reason: "\(error)")
         }

@@ -78,12 +78,19 @@ public struct TileLayer: Sendable {
         guard covers(tile) else { return fallbackOrNothing(request, covered: false) }
         let size = tileSize * request.scale
         let result: Result
+        // Native zooms come from a store's metadata or options: both checked when read, yet a
+        // layer made in code could hold anything, so each branch checks its ancestor or
+        // descendants exist instead of assuming it.
         if tile.z > nativeMaxZoom {
-            guard tile.z - nativeMaxZoom <= options.maxOverzoom else { return fallbackOrNothing(request, covered: true) }
-            result = try await overzoom(request, size: size)
+            guard tile.z - nativeMaxZoom <= options.maxOverzoom, let ancestor = tile.ancestor(atZoom: nativeMaxZoom) else {
+                return fallbackOrNothing(request, covered: true)
+            }
+            result = try await overzoom(request, from: ancestor, size: size)
         } else if tile.z < nativeMinZoom {
-            guard nativeMinZoom - tile.z <= options.maxUnderzoom else { return fallbackOrNothing(request, covered: true) }
-            result = try await underzoom(request, size: size)
+            guard nativeMinZoom - tile.z <= options.maxUnderzoom, let range = tile.descendants(atZoom: nativeMinZoom) else {
+                return fallbackOrNothing(request, covered: true)
+            }
+            result = try await underzoom(request, from: range, size: size)
         } else {
             result = try await native(request, size: size)
         }
@@ -105,9 +112,8 @@ public struct TileLayer: Sendable {
     }
 
     /// Scales up the matching part of the ancestor at the native maximum zoom.
-    private func overzoom(_ request: TileRequest, size: Int) async throws -> Result {
+    private func overzoom(_ request: TileRequest, from ancestor: TileID, size: Int) async throws -> Result {
         let tile = request.tile
-        let ancestor = tile.ancestor(atZoom: nativeMaxZoom)!
         switch try await source.tile(TileRequest(ancestor, scale: request.scale)) {
         case .noTile: return .noTile
         case .unavailable(let retryAfter): return .unavailable(retryAfter: retryAfter)
@@ -126,9 +132,7 @@ public struct TileLayer: Sendable {
     }
 
     /// Scales down the descendants at the native minimum zoom into one tile.
-    private func underzoom(_ request: TileRequest, size: Int) async throws -> Result {
-        let tile = request.tile
-        let range = tile.descendants(atZoom: nativeMinZoom)!
+    private func underzoom(_ request: TileRequest, from range: TileRange, size: Int) async throws -> Result {
         let sourceRef = source
         let results = try await withThrowingTaskGroup(of: (TileID, TileResult).self) { group in
             for child in range where covers(child) {
@@ -176,7 +180,8 @@ public struct TileLayer: Sendable {
     /// The parchment fallback covers the whole world at the layer's zooms: a custom map
     /// is parchment wherever nobody drew.
     private func coversZoomOnly(_ tile: TileID) -> Bool {
-        (options.minZoom...options.maxZoom).contains(tile.z)
+        // Not a ClosedRange: options made in code may have minZoom above maxZoom.
+        options.minZoom <= tile.z && tile.z <= options.maxZoom
     }
 
     /// The image scaled to `size` x `size` (unchanged when it already is).

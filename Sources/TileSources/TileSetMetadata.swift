@@ -1,3 +1,4 @@
+import Foundation
 public import Canvas
 public import TileMath
 
@@ -33,6 +34,15 @@ public struct TileSetMetadata: Hashable, Sendable {
     public var tileSize: Int
     public var attribution: String?
     public var description: String?
+    /// Optional fields of the store that were ignored because their values made no sense
+    /// (a center at latitude NaN, bounds beyond 180°), each naming the field and value.
+    public var warnings: [String] = []
+
+    /// The zooms a store may declare: TileKit's pyramid, 0 to `TileID.maxZoom`.
+    public static let zooms = 0...TileID.maxZoom
+    /// The tile sizes, in pixels, a store may declare: TileKit writes 256 and 512 (1024 for
+    /// retina 512s); anything outside this is a broken file, not a tile size.
+    public static let tileSizes = 16...4096
 
     public init(name: String, format: ImageFormat? = nil, scheme: TileScheme = .xyz, bounds: BoundingBox? = nil,
                 center: Coordinate? = nil, centerZoom: Int? = nil, minZoom: Int = 0, maxZoom: Int = 22,
@@ -48,5 +58,49 @@ public struct TileSetMetadata: Hashable, Sendable {
         self.tileSize = tileSize
         self.attribution = attribution
         self.description = description
+    }
+}
+
+/// Parsing of the text forms MBTiles metadata uses ("W,S,E,N", "LON,LAT,ZOOM", "14").
+public enum MetadataText {
+    /// A box from "W,S,E,N" in degrees; nil unless four finite numbers in range with S ≤ N.
+    public static func bounds(_ text: String) -> BoundingBox? {
+        let values = numbers(text)
+        guard values.count == 4 else { return nil }
+        return try? BoundingBox(west: values[0], south: values[1], east: values[2], north: values[3]).validated()
+    }
+
+    /// A centre from "LON,LAT" or "LON,LAT,ZOOM"; nil unless the coordinate is finite and in
+    /// range. The zoom is nil when absent or not a zoom TileKit has (see `zoom`).
+    public static func center(_ text: String) -> (Coordinate, Int?)? {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        let values = numbers(text)
+        guard (2...3).contains(parts.count), values.count == parts.count,
+              let c = try? Coordinate(latitude: values[1], longitude: values[0]).validated() else { return nil }
+        return (c, parts.count > 2 ? zoom(String(parts[2])) : nil)
+    }
+
+    /// A zoom from text: a whole number ("14", also "14.0" as some tools write it) within
+    /// `TileSetMetadata.zooms`; nil otherwise (never a trap on "1e309" or "nan").
+    public static func zoom(_ text: String) -> Int? {
+        guard let value = wholeNumber(text), TileSetMetadata.zooms.contains(value) else { return nil }
+        return value
+    }
+
+    /// A whole number from text ("512", "512.0"); nil for fractions, text, infinities, NaN and
+    /// values beyond `Int`.
+    public static func wholeNumber(_ text: String) -> Int? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let value = Int(trimmed) { return value }
+        guard let value = Double(trimmed), value.isFinite else { return nil }
+        return Int(exactly: value)
+    }
+
+    public static func bounds(_ box: BoundingBox) -> String {
+        [box.west, box.south, box.east, box.north].map(\.shortDescription).joined(separator: ",")
+    }
+
+    private static func numbers(_ text: String) -> [Double] {
+        text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
 public import TileMath
+import MBTiles
+import PMTiles
 
 /// The three kinds of tile store on disk, told apart by what a path is.
 public enum TileStoreKind: String, Sendable, CaseIterable {
@@ -66,6 +68,8 @@ public enum TileStore {
                 let existing = try PMTilesSource(path: path)
                 do {
                     try existing.reader.forEachTile { tile, bytes in try writer.write(tile, bytes: bytes) }
+                } catch let error as PMTilesError {
+                    throw .corrupt(path: path, reason: error.reason)
                 } catch {
                     throw .corrupt(path: path, reason: "\(error)")
                 }
@@ -74,14 +78,58 @@ public enum TileStore {
         }
     }
 
-    /// Calls `body` with every tile of a store and its bytes.
+    /// Calls `body` with every tile of a store and its bytes. A store that turns out to be
+    /// broken on the way (a row outside the pyramid, a damaged leaf directory) throws
+    /// `TileSourceError.corrupt` naming the file and the value; `body`'s errors pass through.
     public static func forEachTile(in source: any TileSource, _ body: (TileID, [UInt8]) throws -> Void) throws {
         switch source {
-        case let mbtiles as MBTilesSource: try mbtiles.reader.forEachTile(body)
-        case let pmtiles as PMTilesSource: try pmtiles.reader.forEachTile(body)
+        case let mbtiles as MBTilesSource:
+            do { try mbtiles.reader.forEachTile(body) } catch let error as MBTilesError {
+                throw TileSourceError.corrupt(path: mbtiles.reader.path, reason: error.reason)
+            } catch let error as SQLiteError {
+                throw TileSourceError(error, path: mbtiles.reader.path)
+            }
+        case let pmtiles as PMTilesSource:
+            do { try pmtiles.reader.forEachTile(body) } catch let error as PMTilesError {
+                throw TileSourceError.corrupt(path: pmtiles.reader.path, reason: error.reason)
+            }
         case let folder as FolderTileSource: try folder.forEachTile(body)
         default: throw TileSourceError.invalid("\(source.metadata.name): this source cannot list its tiles")
         }
+    }
+
+    /// Tiles and bytes (as many as a copy would write) per zoom. PMTiles runs are counted,
+    /// not expanded, so a run of 2^32 tiles costs one step; other stores are read whole.
+    public static func statistics(of source: any TileSource) throws -> [Int: (tiles: Int, bytes: Int)] {
+        var perZoom = [Int: (tiles: Int, bytes: Int)]()
+        guard let pmtiles = source as? PMTilesSource else {
+            try forEachTile(in: source) { tile, bytes in
+                perZoom[tile.z, default: (0, 0)].tiles += 1
+                perZoom[tile.z, default: (0, 0)].bytes += bytes.count
+            }
+            return perZoom
+        }
+        // Saturating: a hostile run of 2^32 tiles of 4 GB each must not trap a count.
+        func add(_ a: Int, _ b: Int) -> Int { let (sum, overflow) = a.addingReportingOverflow(b); return overflow ? .max : sum }
+        func multiply(_ a: Int, _ b: Int) -> Int { let (product, overflow) = a.multipliedReportingOverflow(by: b); return overflow ? .max : product }
+        let lastID = PMTilesID.first(ofZoom: TileID.maxZoom + 1)
+        do {
+            try pmtiles.reader.forEachEntry { entry in
+                var id = entry.tileID
+                let end = min(entry.tileID + UInt64(entry.runLength), lastID)
+                while id < end, let z = PMTilesID.zoom(of: id) {
+                    let stop = min(end, PMTilesID.first(ofZoom: z + 1))
+                    // Below 2^62 (ids of zoom 30 and less): fits an Int.
+                    let count = Int(stop - id)
+                    perZoom[z, default: (0, 0)].tiles = add(perZoom[z, default: (0, 0)].tiles, count)
+                    perZoom[z, default: (0, 0)].bytes = add(perZoom[z, default: (0, 0)].bytes, multiply(count, Int(entry.length)))
+                    id = stop
+                }
+            }
+        } catch let error as PMTilesError {
+            throw TileSourceError.corrupt(path: pmtiles.reader.path, reason: error.reason)
+        }
+        return perZoom
     }
 }
 
@@ -109,5 +157,15 @@ extension FolderTileSource {
                 }
             }
         }
+    }
+}
+
+extension TileSourceError {
+    /// An SQLite failure while reading a store: a read error of the disk is `unreadable`,
+    /// anything else (a damaged file, a view that never ends) is `corrupt`.
+    init(_ error: SQLiteError, path: String) {
+        // SQLITE_IOERR (10) and SQLITE_CANTOPEN (14).
+        let reason = "\(error.message) (SQLite \(error.code))"
+        self = [10, 14].contains(error.code & 0xFF) ? .unreadable(path: path, reason: reason) : .corrupt(path: path, reason: reason)
     }
 }

@@ -50,7 +50,7 @@ import TileSources
         let directory = try folderOfTiles()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = { (name: String) in directory.appendingPathComponent(name).path }
-        FileManager.default.createFile(atPath: path("exists.mbtiles"), contents: Data("keep me".utf8))
+        _ = FileManager.default.createFile(atPath: path("exists.mbtiles"), contents: Data("keep me".utf8))
         let refused = await CLIRun(["convert", path("tiles"), path("exists.mbtiles")])
         #expect(refused.exitCode == 64 && refused.error.contains("--force"))
         #expect(try String(contentsOfFile: path("exists.mbtiles"), encoding: .utf8) == "keep me")

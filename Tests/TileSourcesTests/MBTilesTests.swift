@@ -83,7 +83,7 @@ import MBTiles
             try writer.finish(metadata: TileSetMetadata(name: "Central Park", minZoom: 13, maxZoom: 16))
             for try await found in group { #expect(found == tiles.count) }
         }
-        #expect(try await MBTilesSource(path: path).metadata.maxZoom == 16)
+        #expect(try MBTilesSource(path: path).metadata.maxZoom == 16)
     }
 
     @Test func notMBTilesFilesAreNamed() throws {

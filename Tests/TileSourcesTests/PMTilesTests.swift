@@ -81,7 +81,7 @@ import Compression
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let notPMTiles = directory.appendingPathComponent("a.pmtiles").path
-        FileManager.default.createFile(atPath: notPMTiles, contents: Data(repeating: 65, count: 200))
+        _ = FileManager.default.createFile(atPath: notPMTiles, contents: Data(repeating: 65, count: 200))
         #expect(throws: TileSourceError.corrupt(path: notPMTiles, reason: "not a PMTiles file (no \"PMTiles\" magic)")) {
             try PMTilesSource(path: notPMTiles)
         }
