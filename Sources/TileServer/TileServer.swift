@@ -337,6 +337,11 @@ public final class TileServer: Sendable {
             metrics.upstreamError()
             let seconds = error.retryAfter.map { max(1, Int($0.components.seconds)) } ?? 30
             return .text(503, "tile \(tile.z)/\(tile.x)/\(tile.y) is unavailable upstream; try again later", headers: [("Retry-After", "\(seconds)")])
+        } catch let error as TileSourceError {
+            // The map's own store is damaged or unreadable: the server's fault, not an
+            // upstream's; the path stays in the log, out of the answer.
+            options.accessLog?("error: tile \(tile.z)/\(tile.x)/\(tile.y) of \(name): \(error)")
+            return .text(500, "tile \(tile.z)/\(tile.x)/\(tile.y): \(error.reasonWithoutPath)")
         } catch {
             metrics.upstreamError()
             return .text(502, "tile \(tile.z)/\(tile.x)/\(tile.y): \(error)")

@@ -27,4 +27,15 @@ public enum TileSourceError: Error, Equatable, Sendable, CustomStringConvertible
         case .invalid(let message): return message
         }
     }
+
+    /// What is wrong, without the file's path (for answers that leave the machine).
+    public var reasonWithoutPath: String {
+        switch self {
+        case .notFound: return "the store is missing"
+        case .unreadable(_, let reason): return "the store cannot be read: \(reason)"
+        case .corrupt(_, let reason): return "the store is damaged: \(reason)"
+        case .unwritable(_, let reason): return "cannot write: \(reason)"
+        case .invalid(let message): return message
+        }
+    }
 }

@@ -5,7 +5,9 @@ import Foundation
 final class RawClient {
     let fd: Int32
 
-    init(port: Int, receiveTimeout: Double = 5) throws {
+    /// `receiveTimeout` is generous: the whole suite runs at once on two cores, and a task
+    /// that writes a chunk may wait seconds for a thread (tests assert progress, not speed).
+    init(port: Int, receiveTimeout: Double = 20) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         var address = sockaddr_in()
