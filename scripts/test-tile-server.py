@@ -26,6 +26,16 @@ demand. It prints its port on the first line of stdout and serves until stdin cl
   Stalls:
   /stall/{z}/{x}/{y}.png          reads the request and never answers
   /drip/{z}/{x}/{y}.png           headers of a 1000-byte tile, then one byte a second
+  PMTiles over HTTP (FILE: a .pmtiles path on this machine):
+  /pmtiles/range/NAME.pmtiles?file=FILE         Range answered with 206 and Content-Range, an
+                                                ETag from the file's mtime and size (If-Match
+                                                ignored: a client must compare ETags itself)
+  /pmtiles/ignore-range/NAME.pmtiles?file=FILE  200 with the whole file, whatever the Range
+  /pmtiles/truncated/NAME.pmtiles?file=FILE     206 with the first half of the range asked
+                                                for (Content-Range says so)
+  /pmtiles/slow/NAME.pmtiles?file=FILE          as range, each answer 0.3 s late
+  /pmtiles/stall/..., /pmtiles/status-500/...   never answers; that status
+  /pmtiles/switch/NAME.pmtiles?file=FILE        answers as the kind /set-mode/ chose
   Switching (one URL whose behaviour a test changes, to poison and then recover a source):
   /set-mode/{kind}                /switch/... then answers as /{kind}/... (tiles, truncated,
                                   pnghtml, html, empty, huge, big, garbage, status-500 ...)
@@ -34,6 +44,8 @@ demand. It prints its port on the first line of stdout and serves until stdin cl
   /reset-stats                    clears the statistics
 """
 import json
+import os
+import re
 import socket
 import struct
 import sys
@@ -123,6 +135,39 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self.send(200, png(z, x, y), headers)
 
+    def pmtiles(self, kind, query):
+        """A file answered to range requests, well or in one of the ways servers get it wrong."""
+        if kind == "switch":
+            with lock:
+                kind = mode["kind"]
+        path = query.get("file", [""])[0]
+        if not path.endswith(".pmtiles") or not os.path.isfile(path):
+            return self.send(404, b"no such file")
+        if kind.startswith("status-"):
+            code = int(kind[7:])
+            return self.send(code, b"error page", {"Retry-After": "7"} if code in (429, 503) else {})
+        if kind == "stall":
+            while not stopping.wait(0.1):
+                pass
+            return
+        if kind == "slow":
+            time.sleep(0.3)
+        with open(path, "rb") as f:
+            data = f.read()
+        status = os.stat(path)
+        headers = {"Content-Type": "application/octet-stream", "ETag": f'"{status.st_mtime_ns:x}-{status.st_size:x}"'}
+        wanted = re.fullmatch(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
+        if kind == "ignore-range" or not wanted:
+            return self.send(200, data, headers)
+        first, last = int(wanted.group(1)), min(int(wanted.group(2)), len(data) - 1)
+        if first >= len(data) or first > last:
+            return self.send(416, b"", {"Content-Range": f"bytes */{len(data)}"})
+        body = data[first:last + 1]
+        if kind == "truncated":
+            body = body[:max(1, len(body) // 2)]
+            last = first + len(body) - 1
+        return self.send(206, body, headers | {"Content-Range": f"bytes {first}-{last}/{len(data)}"})
+
     def route(self, parts, query):
         try:
             if parts == ["stats"]:
@@ -139,6 +184,8 @@ class Handler(BaseHTTPRequestHandler):
                 with lock:
                     mode["kind"] = parts[1]
                 return self.send(200, b"ok")
+            if parts[:1] == ["pmtiles"] and len(parts) == 3:
+                return self.pmtiles(parts[1], query)
             z, x, y = int(parts[-3]), int(parts[-2]), int(parts[-1].split(".")[0].split("@")[0])
             kind = parts[0]
             if kind == "switch":

@@ -85,11 +85,15 @@ public struct ProjectProblem: Error, Hashable, Sendable, CustomStringConvertible
     public var file: String
     public var path: String
     public var message: String
+    /// True when a file could not be read or reached (missing, a server down), rather than
+    /// read and found wrong: the CLI exits 74 rather than 65 when every problem is one.
+    public var isIO: Bool
 
-    public init(file: String, path: String, message: String) {
+    public init(file: String, path: String, message: String, isIO: Bool = false) {
         self.file = file
         self.path = path
         self.message = message
+        self.isIO = isIO
     }
 
     public var description: String { "\(file): \(path.isEmpty ? "root" : path): \(message)" }

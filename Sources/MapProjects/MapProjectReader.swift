@@ -35,7 +35,7 @@ public enum MapProjectReader {
             data = try Data(contentsOf: url)
         } catch {
             throw ProjectProblems(problems: [ProjectProblem(file: file, path: "", message: FileManager.default.fileExists(atPath: file)
-                ? "cannot be read" : "no such file")])
+                ? "cannot be read" : "no such file", isIO: true)])
         }
         let root: JSONValue
         do {
@@ -49,15 +49,19 @@ public enum MapProjectReader {
         return project
     }
 
-    /// A plain tile store as a one-layer map named after its file (`world.mbtiles`: `world`), as mbtileserver does.
+    /// A plain tile store as a one-layer map named after its file (`world.mbtiles`: `world`), as mbtileserver does;
+    /// a URL of a PMTiles file is named after the file at its end.
     public static func store(_ path: String) throws(ProjectProblems) -> MapProject {
-        let url = URL(fileURLWithPath: path).standardizedFileURL
+        let remote = TileStore.isURL(path)
+        let url = remote ? (URL(string: path) ?? URL(fileURLWithPath: path)) : URL(fileURLWithPath: path).standardizedFileURL
+        let location = remote ? path : url.path
         let name = url.deletingPathExtension().lastPathComponent
         do {
-            let source = try TileStore.open(url.path)
-            var layer = LayerSpec(id: name, source: .store(path: url.path, scheme: nil), isBase: true)
+            let source = try TileStore.open(location)
+            var layer = LayerSpec(id: name, source: .store(path: location, scheme: nil), isBase: true)
             layer.format = source.metadata.format ?? .png
-            var project = MapProject(name: name, title: source.metadata.name, layers: [layer], folder: url.deletingLastPathComponent())
+            let folder = remote ? URL(fileURLWithPath: FileManager.default.currentDirectoryPath) : url.deletingLastPathComponent()
+            var project = MapProject(name: name, title: source.metadata.name, layers: [layer], folder: folder)
             project.attribution = source.metadata.attribution
             project.bounds = source.metadata.bounds
             project.center = source.metadata.center
@@ -66,7 +70,7 @@ public enum MapProjectReader {
             project.maxZoom = max(source.metadata.maxZoom, min(22, source.metadata.maxZoom + 2))
             return project
         } catch {
-            throw ProjectProblems(problems: [ProjectProblem(file: path, path: "", message: error.description)])
+            throw ProjectProblems(problems: [ProjectProblem(file: path, path: "", message: error.description, isIO: error.isIO)])
         }
     }
 
@@ -75,8 +79,8 @@ public enum MapProjectReader {
         let folder: URL
         var problems = [ProjectProblem]()
 
-        mutating func fail(_ path: String, _ message: String) {
-            problems.append(ProjectProblem(file: file, path: path, message: message))
+        mutating func fail(_ path: String, _ message: String, isIO: Bool = false) {
+            problems.append(ProjectProblem(file: file, path: path, message: message, isIO: isIO))
         }
 
         mutating func project(_ root: JSONValue, defaultName: String) -> MapProject? {
@@ -145,16 +149,17 @@ public enum MapProjectReader {
                     if o["source"] == nil { fail(path + ".source", "missing: a tiles layer needs a folder, .mbtiles or .pmtiles") }
                     return nil
                 }
-                let resolved = resolve(text)
+                // An http(s) URL of a .pmtiles file is read with range requests.
+                let resolved = TileStore.isURL(text) ? text : resolve(text)
                 var scheme: TileScheme?
                 if let s = string(o["scheme"], path + ".scheme") {
                     scheme = TileScheme(rawValue: s)
                     if scheme == nil { fail(path + ".scheme", "\"\(s)\" is not xyz or tms") }
                 }
-                if !FileManager.default.fileExists(atPath: resolved) {
+                if !TileStore.isURL(resolved) && !FileManager.default.fileExists(atPath: resolved) {
                     fail(path + ".source", "no such file \"\(text)\"")
                 } else {
-                    do { _ = try TileStore.open(resolved, scheme: scheme) } catch { fail(path + ".source", error.description) }
+                    do { _ = try TileStore.open(resolved, scheme: scheme) } catch { fail(path + ".source", error.description, isIO: error.isIO) }
                 }
                 source = .store(path: resolved, scheme: scheme)
             case "remote":

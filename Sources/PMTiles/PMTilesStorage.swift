@@ -1,8 +1,9 @@
 import Foundation
 
 /// Where a PMTiles file's bytes come from: positional reads within a known size. A file
-/// for serving; bytes in memory for tests and fuzzing.
-protocol PMTilesStorage: Sendable {
+/// for serving; bytes in memory for tests and fuzzing; range requests (TileSources, for
+/// walks of a whole file over HTTP).
+package protocol PMTilesStorage: Sendable {
     var size: UInt64 { get }
     /// Exactly `length` bytes from `offset`; the caller has checked both against `size`.
     func read(offset: UInt64, length: Int) throws(PMTilesError) -> [UInt8]

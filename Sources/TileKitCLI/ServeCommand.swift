@@ -23,7 +23,7 @@ enum MapInputs {
             }
         }
         guard problems.isEmpty else {
-            let missing = problems.allSatisfy { $0.message == "no such file" || $0.message.hasSuffix("no such file or directory") }
+            let missing = problems.allSatisfy(\.isIO)  // missing files, unreachable URLs
             throw missing ? .io(ProjectProblems(problems: problems).description) : .data(ProjectProblems(problems: problems).description)
         }
         return projects

@@ -63,7 +63,7 @@ enum InfoCommand: Command {
         do {
             perZoom = try TileStore.statistics(of: source)
         } catch let error as TileSourceError {
-            throw .data(error.description)
+            throw error.isIO ? .io(error.description) : .data(error.description)
         } catch {
             throw .data("\(arguments.positionals[0]): \(error)")
         }
@@ -159,7 +159,7 @@ enum ConvertCommand: Command {
             case let error as CLIError: throw error
             case let error as TileSourceError:
                 if case .unwritable = error { throw .io(error.description) }
-                throw .data(error.description)
+                throw error.isIO ? .io(error.description) : .data(error.description)
             default: throw .data("\(sourcePath): \(error)")
             }
         }

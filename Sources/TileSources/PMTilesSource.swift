@@ -35,19 +35,24 @@ public struct PMTilesSource: TileSource {
     }
 
     static func metadata(of reader: PMTilesReader, path: String) throws(TileSourceError) -> TileSetMetadata {
-        let header = reader.header
+        try metadata(header: reader.header, metadataJSON: reader.metadataJSON, path: path,
+                     name: URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent)
+    }
+
+    /// TileKit's metadata from a checked header and the file's metadata JSON; `name` is
+    /// used when the JSON has none.
+    static func metadata(header: PMTilesHeader, metadataJSON: [UInt8], path: String, name: String) throws(TileSourceError) -> TileSetMetadata {
         let zooms = TileSetMetadata.zooms
         guard zooms.contains(Int(header.minZoom)) else {
             throw .corrupt(path: path, reason: "minzoom \(header.minZoom) is beyond TileKit's deepest zoom \(zooms.upperBound)")
         }
-        var metadata = TileSetMetadata(name: URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent, scheme: .xyz,
-                                       minZoom: Int(header.minZoom), maxZoom: min(Int(header.maxZoom), zooms.upperBound))
+        var metadata = TileSetMetadata(name: name, scheme: .xyz, minZoom: Int(header.minZoom), maxZoom: min(Int(header.maxZoom), zooms.upperBound))
         if Int(header.maxZoom) > zooms.upperBound {
             metadata.warnings.append("maxzoom \(header.maxZoom) is beyond TileKit's deepest zoom; served up to \(zooms.upperBound)")
         }
         var json = [String: Any]()
-        if !reader.metadataJSON.isEmpty {
-            if let object = (try? JSONSerialization.jsonObject(with: Data(reader.metadataJSON))) as? [String: Any] {
+        if !metadataJSON.isEmpty {
+            if let object = (try? JSONSerialization.jsonObject(with: Data(metadataJSON))) as? [String: Any] {
                 json = object
             } else {
                 metadata.warnings.append("metadata is not a JSON object; ignored")

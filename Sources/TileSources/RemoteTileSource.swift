@@ -37,6 +37,16 @@ public struct RemoteOptions: Hashable, Sendable {
     public init(userAgent: String) {
         self.userAgent = userAgent
     }
+
+    /// How long to wait before retry `attempt` (1 for the first): `backoff` doubled each
+    /// time, ±50% jitter, at least a short `Retry-After`.
+    func backoffDelay(attempt: Int, retryAfter: Duration?) -> Duration {
+        let base = backoff * Int(1 << min(max(attempt - 1, 0), 10))
+        let jittered = base * Double.random(in: 0.5...1.5)
+        // A short Retry-After is honoured; a long one ends the retries' patience anyway.
+        if let retryAfter, retryAfter < .seconds(5) { return max(jittered, retryAfter) }
+        return jittered
+    }
 }
 
 /// Freshness and validators of a fetched tile, from its response headers (RFC 9111).
@@ -228,7 +238,7 @@ public final class RemoteTileSource: TileSource {
         for attempt in 0...options.retries {
             if attempt > 0 {
                 try Task.checkCancellation()
-                try await Task.sleep(for: backoffDelay(attempt: attempt, retryAfter: retryAfter))
+                try await Task.sleep(for: options.backoffDelay(attempt: attempt, retryAfter: retryAfter))
             }
             guard await gate.acquire() else {
                 try Task.checkCancellation()
@@ -313,13 +323,6 @@ public final class RemoteTileSource: TileSource {
         return format
     }
 
-    func backoffDelay(attempt: Int, retryAfter: Duration?) -> Duration {
-        let base = options.backoff * Int(1 << min(attempt - 1, 10))
-        let jittered = base * Double.random(in: 0.5...1.5)
-        // A short Retry-After is honoured; a long one ends the retries' patience anyway.
-        if let retryAfter, retryAfter < .seconds(5) { return max(jittered, retryAfter) }
-        return jittered
-    }
 
     /// `Retry-After` as delay-seconds (digits only, at most a day) or an HTTP date.
     static func retryAfter(_ headers: [String: String]) -> Duration? {

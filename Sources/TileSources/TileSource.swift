@@ -28,6 +28,15 @@ public enum TileSourceError: Error, Equatable, Sendable, CustomStringConvertible
         }
     }
 
+    /// True when the store could not be read or reached (missing, a disk or network
+    /// failure), rather than read and found wrong.
+    public var isIO: Bool {
+        switch self {
+        case .notFound, .unreadable: return true
+        case .corrupt, .unwritable, .invalid: return false
+        }
+    }
+
     /// What is wrong, without the file's path (for answers that leave the machine).
     public var reasonWithoutPath: String {
         switch self {

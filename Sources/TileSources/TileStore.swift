@@ -10,6 +10,11 @@ public enum TileStoreKind: String, Sendable, CaseIterable {
     /// A directory is a folder pyramid; otherwise the file's first bytes decide
     /// (SQLite's or PMTiles' magic), then its extension (for files still to be written).
     public init(path: String) throws(TileSourceError) {
+        if TileStore.isURL(path) {
+            guard HTTPPMTilesSource.accepts(path) else { throw TileStore.notAStoreURL(path) }
+            self = .pmtiles
+            return
+        }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
             if isDirectory.boolValue { self = .folder; return }
@@ -36,8 +41,14 @@ public enum TileStoreKind: String, Sendable, CaseIterable {
 
 /// Opening stores for reading, writing and copying.
 public enum TileStore {
-    /// Opens a folder, MBTiles or PMTiles store for reading.
+    /// Opens a folder, MBTiles or PMTiles store for reading; an `http://` or `https://` URL
+    /// of a `.pmtiles` file is read with range requests (`HTTPPMTilesSource`, opened here
+    /// with a request that blocks this thread).
     public static func open(_ path: String, scheme: TileScheme? = nil) throws(TileSourceError) -> any TileSource {
+        if isURL(path) {
+            guard HTTPPMTilesSource.accepts(path) else { throw notAStoreURL(path) }
+            return try HTTPPMTilesSource(url: path)
+        }
         guard FileManager.default.fileExists(atPath: path) else { throw .notFound(path: path) }
         switch try TileStoreKind(path: path) {
         case .folder: return try FolderTileSource(directory: URL(fileURLWithPath: path), scheme: scheme)
@@ -49,6 +60,7 @@ public enum TileStore {
     /// Opens a writer for a store; its kind is the one the path names unless given.
     public static func writer(_ path: String, kind: TileStoreKind? = nil, scheme: TileScheme = .xyz,
                               fileExtension: String = "png") throws(TileSourceError) -> any TileStoreWriter {
+        guard !isURL(path) else { throw .invalid("\(path): a store is written to a file or folder, not a URL") }
         let resolved: TileStoreKind
         if let kind { resolved = kind } else { resolved = try TileStoreKind(name: path) }
         let parent = URL(fileURLWithPath: path).deletingLastPathComponent()
@@ -89,9 +101,10 @@ public enum TileStore {
             } catch let error as SQLiteError {
                 throw TileSourceError(error, path: mbtiles.reader.path)
             }
-        case let pmtiles as PMTilesSource:
-            do { try pmtiles.reader.forEachTile(body) } catch let error as PMTilesError {
-                throw TileSourceError.corrupt(path: pmtiles.reader.path, reason: error.reason)
+        case is PMTilesSource, is HTTPPMTilesSource:
+            let reader = try pmtilesReader(source)
+            do { try reader.forEachTile(body) } catch let error as PMTilesError {
+                throw TileSourceError(error, path: reader.path)
             }
         case let folder as FolderTileSource: try folder.forEachTile(body)
         default: throw TileSourceError.invalid("\(source.metadata.name): this source cannot list its tiles")
@@ -102,7 +115,7 @@ public enum TileStore {
     /// not expanded, so a run of 2^32 tiles costs one step; other stores are read whole.
     public static func statistics(of source: any TileSource) throws -> [Int: (tiles: Int, bytes: Int)] {
         var perZoom = [Int: (tiles: Int, bytes: Int)]()
-        guard let pmtiles = source as? PMTilesSource else {
+        guard source is PMTilesSource || source is HTTPPMTilesSource else {
             try forEachTile(in: source) { tile, bytes in
                 perZoom[tile.z, default: (0, 0)].tiles += 1
                 perZoom[tile.z, default: (0, 0)].bytes += bytes.count
@@ -113,8 +126,9 @@ public enum TileStore {
         func add(_ a: Int, _ b: Int) -> Int { let (sum, overflow) = a.addingReportingOverflow(b); return overflow ? .max : sum }
         func multiply(_ a: Int, _ b: Int) -> Int { let (product, overflow) = a.multipliedReportingOverflow(by: b); return overflow ? .max : product }
         let lastID = PMTilesID.first(ofZoom: TileID.maxZoom + 1)
+        let reader = try pmtilesReader(source)
         do {
-            try pmtiles.reader.forEachEntry { entry in
+            try reader.forEachEntry { entry in
                 var id = entry.tileID
                 let end = min(entry.tileID + UInt64(entry.runLength), lastID)
                 while id < end, let z = PMTilesID.zoom(of: id) {
@@ -127,9 +141,28 @@ public enum TileStore {
                 }
             }
         } catch let error as PMTilesError {
-            throw TileSourceError.corrupt(path: pmtiles.reader.path, reason: error.reason)
+            throw TileSourceError(error, path: reader.path)
         }
         return perZoom
+    }
+
+    /// True for an `http://` or `https://` address (which only a `.pmtiles` file may be).
+    public static func isURL(_ path: String) -> Bool {
+        let lowered = path.prefix(8).lowercased()
+        return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+    }
+
+    static func notAStoreURL(_ path: String) -> TileSourceError {
+        .invalid("\(path): only PMTiles files (a URL path ending in .pmtiles) are read over HTTP; tiles by URL template ({z}/{x}/{y}) are a remote source")
+    }
+
+    /// The reader of a PMTiles source, local or over HTTP (read whole, blocking).
+    private static func pmtilesReader(_ source: any TileSource) throws(TileSourceError) -> PMTilesReader {
+        switch source {
+        case let local as PMTilesSource: return local.reader
+        case let remote as HTTPPMTilesSource: return try remote.wholeFileReader()
+        default: throw .invalid("\(source.metadata.name): not a PMTiles source")
+        }
     }
 }
 
@@ -161,6 +194,12 @@ extension FolderTileSource {
 }
 
 extension TileSourceError {
+    /// A PMTiles failure while reading a store: one reading the bytes (the disk, the
+    /// network) is `unreadable`, a damaged file `corrupt`.
+    init(_ error: PMTilesError, path: String) {
+        if case .io(let reason) = error { self = .unreadable(path: path, reason: reason) } else { self = .corrupt(path: path, reason: error.reason) }
+    }
+
     /// An SQLite failure while reading a store: a read error of the disk is `unreadable`,
     /// anything else (a damaged file, a view that never ends) is `corrupt`.
     init(_ error: SQLiteError, path: String) {

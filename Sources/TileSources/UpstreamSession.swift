@@ -31,7 +31,8 @@ final class UpstreamSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     private struct Exchange {
         let task: URLSessionTask
-        let continuation: CheckedContinuation<Answer, Never>
+        /// Called once with the answer, on the session's delegate queue.
+        let finish: @Sendable (Answer) -> Void
         let maxBytes: Int
         var response: HTTPURLResponse?
         var body = [UInt8]()
@@ -60,17 +61,42 @@ final class UpstreamSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
         let id = task.taskIdentifier
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                exchanges.withLock { $0[id] = Exchange(task: task, continuation: continuation, maxBytes: maxBytes) }
-                task.resume()
+                start(task, deadline: deadline, maxBytes: maxBytes) { continuation.resume(returning: $0) }
                 // Cancelled before the exchange was registered: the handler found nothing to end.
                 if Task.isCancelled { cancelQueue.async { [weak self] in self?.end(id, .cancelled) } }
-                // Captures only the id: the timer outlives most exchanges, and holds nothing of theirs.
-                cancelQueue.asyncAfter(deadline: .now() + deadline.seconds) { [weak self] in self?.end(id, .deadline) }
             }
         } onCancel: {
             // Not task.cancel() here: see the type's comment.
             cancelQueue.async { [weak self] in self?.end(id, .cancelled) }
         }
+    }
+
+    /// The same exchange for a caller that cannot await (a synchronous walk of a whole
+    /// file), blocking its thread until the answer. The answer comes from the session's
+    /// delegate queue and the deadline from a Dispatch queue, never from Swift's cooperative
+    /// pool: a task's thread blocked here cannot starve the work it waits for.
+    func exchangeBlocking(_ request: URLRequest, deadline: Duration, maxBytes: Int) -> Answer {
+        guard let session else { return .failed("the session is gone") }
+        let answered = DispatchSemaphore(value: 0)
+        let answer = AnswerSlot()
+        start(session.dataTask(with: request), deadline: deadline, maxBytes: maxBytes) { result in
+            answer.value.withLock { $0 = result }
+            answered.signal()
+        }
+        answered.wait()
+        return answer.value.withLock { $0 } ?? .failed("no answer")
+    }
+
+    private final class AnswerSlot: Sendable {
+        let value = Mutex<Answer?>(nil)
+    }
+
+    private func start(_ task: URLSessionTask, deadline: Duration, maxBytes: Int, finish: @escaping @Sendable (Answer) -> Void) {
+        let id = task.taskIdentifier
+        exchanges.withLock { $0[id] = Exchange(task: task, finish: finish, maxBytes: maxBytes) }
+        task.resume()
+        // Captures only the id: the timer outlives most exchanges, and holds nothing of theirs.
+        cancelQueue.asyncAfter(deadline: .now() + deadline.seconds) { [weak self] in self?.end(id, .deadline) }
     }
 
     /// Cancels an exchange still running, remembering why.
@@ -136,6 +162,6 @@ final class UpstreamSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
                 answer = .failed("no HTTP response")
             }
         }
-        exchange.continuation.resume(returning: answer)
+        exchange.finish(answer)
     }
 }

@@ -51,7 +51,8 @@ public final class TestTileServer: @unchecked Sendable {  // immutable after ini
     }
 
     /// What `/switch/...` answers from now on: a kind of the script (`tiles`, `truncated`,
-    /// `pnghtml`, `html`, `empty`, `huge`, `big`, `garbage`, `status-500`).
+    /// `pnghtml`, `html`, `empty`, `huge`, `big`, `garbage`, `status-500`); for
+    /// `/pmtiles/switch/...`: `range`, `ignore-range`, `truncated`, `slow`, `stall`, `status-N`.
     public func setMode(_ kind: String) async throws {
         _ = try await URLSession.shared.data(from: URL(string: url("/set-mode/\(kind)"))!)
     }
