@@ -38,6 +38,7 @@ test: deps test-deps
 	python3 scripts/check-cli-against-mercantile.py $(TILEKIT_RELEASE)
 	bash scripts/check-interop.sh $(TILEKIT_RELEASE)
 	python3 scripts/check-server.py $(TILEKIT_RELEASE)
+	python3 scripts/check-pmtiles-http.py $(TILEKIT_RELEASE)
 	python3 scripts/check-pyramid.py $(TILEKIT_RELEASE)
 	python3 scripts/check-examples.py $(TILEKIT_RELEASE)
 	$(SWIFT) test --skip-build

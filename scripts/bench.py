@@ -12,6 +12,13 @@ the same concurrency; then both read every tile of the same MBTiles file in rand
 on one core (MapProxy's MBTilesCache), and TileKit's PMTiles reads are set beside the
 `pmtiles` package's reader (MapProxy has no PMTiles cache).
 
+PMTiles over HTTP: one PMTiles file with leaf directories (~11,000 tiles, the PyPI pmtiles
+package's writer) read in random order by `tilekit-bench read`, from the file and from
+nginx on 127.0.0.1 by range requests (one at a time, and 8 at a time), in the same run:
+tiles/s as a ratio, and range requests per uncached tile (TileKit keeps directories, not
+tiles: every tile read after the directories are warm is one request), checked against
+nginx's access log.
+
 Snapshots: 600x400 images with 100 markers and a 200-point line over tiles from nginx,
 TileKit beside staticmap and py-staticmaps (PyPI), all in process, all encoding PNG.
 
@@ -451,7 +458,50 @@ def pyramids(directory):
         os.remove(image)
 
 
+def pmtiles_over_http(directory):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from checklib import start_nginx, write_leafy_pmtiles
+    os.chmod(directory, 0o755)  # nginx's worker runs unprivileged
+    www = f"{directory}/www"
+    os.mkdir(www)
+    path = f"{www}/leafy.pmtiles"
+    write_leafy_pmtiles(path, seed=1)
+    nginx, port, access_log = start_nginx(directory, www)
+    url = f"http://127.0.0.1:{port}/leafy.pmtiles"
+
+    def ours(store, *extra):
+        return json.loads(subprocess.run([f"{RELEASE}/tilekit-bench", "read", store, "--seconds", str(SECONDS), *extra],
+                                         check=True, capture_output=True, text=True).stdout)
+    try:
+        local = ours(path)
+        with open(access_log) as f:
+            logged_before = sum(1 for _ in f)
+        one = ours(url, "--warm")
+        eight = ours(url, "--warm", "--concurrency", "8")
+        time.sleep(0.2)  # nginx logs a request once answered
+        with open(access_log) as f:
+            lines = f.readlines()[logged_before:]
+    finally:
+        nginx.terminate()
+        nginx.wait()
+    tiles, leaves = one["tiles"], one["cached_leaves"]
+    partial = sum(1 for line in lines if line.startswith("206 "))
+    counted = one["range_requests"]["total"] + eight["range_requests"]["total"]
+    print(f"\nPMTiles over HTTP: {tiles} tiles, {leaves} leaf directories, random order, {SECONDS:.0f} s each; nginx on 127.0.0.1")
+    print(f"{'source':28} {'tiles/s':>9} {'vs local':>9} {'range req/tile':>15}")
+    print(f"{'local file':28} {local['tiles_per_second']:9.0f} {1:9.2f} {'-':>15}")
+    for name, run in (("HTTP, one at a time", one), ("HTTP, 8 at a time", eight)):
+        print(f"{name:28} {run['tiles_per_second']:9.0f} {run['tiles_per_second'] / local['tiles_per_second']:9.3f}"
+              f" {run['range_requests']['timed'] / run['reads']:15.3f}")
+    print(f"(directories warm: TileKit keeps directories, not tiles. The first read of every tile cost"
+          f" {one['range_requests']['warm_up'] / tiles:.3f} requests per tile, each leaf read once; opening and listing the"
+          f" file {one['range_requests']['open_and_list']}. nginx logged {partial} range answers, TileKit counted {counted};"
+          f" {len(lines) - partial} other answers.)")
+
+
 def main():
+    with tempfile.TemporaryDirectory() as directory:
+        pmtiles_over_http(directory)
     with tempfile.TemporaryDirectory() as directory:
         pyramids(directory)
     with tempfile.TemporaryDirectory() as directory:

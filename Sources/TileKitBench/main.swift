@@ -4,8 +4,10 @@
 //       encodes the image's tiles with each codec setting on one core
 //   tilekit-bench make-tiles DIR --bbox W,S,E,N --zoom A-B
 //       writes distinct debug-grid tiles into a z/x/y folder (an upstream for seeding)
-//   tilekit-bench read STORE [--seconds 2]
-//       reads every tile of a store in random order, one after another, on one core
+//   tilekit-bench read STORE [--seconds 2] [--concurrency 1] [--warm]
+//       reads every tile of a store in random order, one after another (or N at a time), on
+//       one core; STORE may be the URL of a PMTiles file (`range_requests`: those sent while
+//       timing; --warm reads every tile once first, so the leaf directories are in memory)
 //   tilekit-bench snapshot TEMPLATE [--count 20]
 //       600x400 PNG snapshots with 100 markers and a 200-point line over tiles from TEMPLATE
 //   tilekit-bench features GEOJSON --bbox W,S,E,N --zoom Z [--seconds 2] [--fast]
@@ -39,8 +41,9 @@ case "make-tiles":
     }
     await makeTiles(directory: arguments[1], bbox: bbox, zoom: zoom)
 case "read":
-    guard arguments.count >= 2 else { fail("usage: tilekit-bench read STORE [--seconds 2]") }
-    await read(path: arguments[1], minimum: number("--seconds", 2))
+    guard arguments.count >= 2 else { fail("usage: tilekit-bench read STORE [--seconds 2] [--concurrency 1] [--warm]") }
+    await read(path: arguments[1], minimum: number("--seconds", 2), concurrency: max(1, Int(number("--concurrency", 1))),
+               warm: arguments.contains("--warm"))
 case "snapshot":
     guard arguments.count >= 2 else { fail("usage: tilekit-bench snapshot TEMPLATE [--count 20]") }
     await snapshots(template: arguments[1], count: Int(number("--count", 20)))
@@ -108,22 +111,55 @@ func makeTiles(directory: String, bbox: String, zoom: String) async {
     }
 }
 
-func read(path: String, minimum: Double) async {
+func read(path: String, minimum: Double, concurrency: Int, warm: Bool) async {
     do {
         let source = try TileStore.open(path)
         var tiles = [TileID]()
         try TileStore.forEachTile(in: source) { tile, _ in tiles.append(tile) }
         tiles.shuffle()
+        let remote = source as? HTTPPMTilesSource
+        let listed = remote?.rangeRequests ?? 0
+        if warm { for tile in tiles { _ = try await source.tile(TileRequest(tile)) } }
+        let requestsBefore = remote?.rangeRequests ?? 0
         let clock = ContinuousClock()
         var count = 0, bytes = 0
         let start = clock.now
-        repeat {
-            for tile in tiles {
-                bytes += try await source.tile(TileRequest(tile)).data?.bytes.count ?? 0
-                count += 1
+        if concurrency == 1 {
+            repeat {
+                for tile in tiles {
+                    bytes += try await source.tile(TileRequest(tile)).data?.bytes.count ?? 0
+                    count += 1
+                }
+            } while (clock.now - start).seconds < minimum
+        } else {
+            // N readers, each through its share of the tiles, until the time is up.
+            let shares = (0..<concurrency).map { worker in stride(from: worker, to: tiles.count, by: concurrency).map { tiles[$0] } }
+            let totals = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+                for share in shares {
+                    group.addTask {
+                        var count = 0, bytes = 0
+                        repeat {
+                            for tile in share {
+                                bytes += try await source.tile(TileRequest(tile)).data?.bytes.count ?? 0
+                                count += 1
+                            }
+                        } while (clock.now - start).seconds < minimum
+                        return (count, bytes)
+                    }
+                }
+                return try await group.reduce((0, 0)) { ($0.0 + $1.0, $0.1 + $1.1) }
             }
-        } while (clock.now - start).seconds < minimum
-        print(#"{"store":"\#(path)","tiles_per_second":\#(Double(count) / (clock.now - start).seconds),"tiles":\#(tiles.count),"bytes":\#(bytes)}"#)
+            (count, bytes) = totals
+        }
+        let elapsed = (clock.now - start).seconds
+        // Range requests: to open and list the file, to read every tile once (--warm), while timed; and in all.
+        var requests = "null"
+        if let remote {
+            let total = remote.rangeRequests
+            requests = #"{"open_and_list":\#(listed),"warm_up":\#(requestsBefore - listed),"timed":\#(total - requestsBefore),"total":\#(total)}"#
+        }
+        let leaves = remote.map { "\($0.cachedDirectories.directories)" } ?? "null"
+        print(#"{"store":"\#(path)","tiles_per_second":\#(Double(count) / elapsed),"tiles":\#(tiles.count),"reads":\#(count),"bytes":\#(bytes),"range_requests":\#(requests),"cached_leaves":\#(leaves)}"#)
     } catch {
         fail("\(error)")
     }

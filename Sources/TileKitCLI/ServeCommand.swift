@@ -88,7 +88,8 @@ enum ServeCommand: Command {
     static let help = """
     Usage: tilekit serve MAP.json|STORE... [--host ADDRESS] [--port 8080]
 
-    Serves each map project (or tile store, as a one-layer map named after its file):
+    Serves each map project (or tile store, as a one-layer map named after its file; a
+    store may be the http(s):// URL of a .pmtiles file, read with range requests):
       /                                          the maps
       /maps/{map}/                               the viewer (Leaflet)
       /maps/{map}/{z}/{x}/{y}[@2x].png|jpg|webp  the composed map's tiles

@@ -23,7 +23,8 @@ enum SnapshotCommand: Command {
     Options:
       --size WxH            image size in CSS pixels, each 1-4096 (default: 600x400)
       --scale N             pixel density 1-3 (default: 1)
-      --base SOURCE         a folder, .mbtiles, .pmtiles, URL template or map.json; none: a plain background
+      --base SOURCE         a folder, .mbtiles, .pmtiles (or its http(s) URL), URL template or map.json;
+                            none: a plain background
       --overlay FILE        GeoJSON (.geojson, .json), GPX (.gpx), KML (.kml) or plist (.plist); repeatable
       --marker M            LON,LAT with an optional colour (#rrggbb) and symbol; repeatable
       --path P              enc:POLYLINE (Google, precision 5) with optional width and colour; repeatable

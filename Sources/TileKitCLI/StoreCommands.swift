@@ -50,7 +50,8 @@ enum InfoCommand: Command {
 
     Prints JSON: name, format, scheme, tile size, bounds, center, zoom range, attribution,
     and the tile count and bytes per zoom. STORE is a folder of z/x/y tiles, an .mbtiles or
-    a .pmtiles file.
+    a .pmtiles file, or the http(s):// URL of a .pmtiles file (read with range requests;
+    exit 74 when it cannot be reached, 65 when it is not a valid PMTiles file).
 
     Options:
       --scheme xyz|tms   row order of a folder without metadata.json (default: xyz)
@@ -102,7 +103,8 @@ enum ConvertCommand: Command {
     static let help = """
     Usage: tilekit convert SRC DST [--scheme xyz|tms] [--format png|jpg|webp] [--force]
 
-    Copies every tile of SRC (a folder, .mbtiles or .pmtiles) into DST, whose kind follows
+    Copies every tile of SRC (a folder, .mbtiles or .pmtiles, or the http(s):// URL of a
+    .pmtiles, read with range requests) into DST, whose kind follows
     its name: a path ending in .mbtiles or .pmtiles is a file, anything else a folder.
     Tiles are re-encoded only when --format differs from theirs. DST is written beside its
     final name and renamed into place at the end: an interrupted run leaves no half store.

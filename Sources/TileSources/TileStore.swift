@@ -29,6 +29,7 @@ public enum TileStoreKind: String, Sendable, CaseIterable {
     /// The kind a path's name asks for (for a store still to be written): `.mbtiles`
     /// (or `.sqlite`, `.db`), `.pmtiles`, or no extension for a folder.
     public init(name path: String) throws(TileSourceError) {
+        guard !TileStore.isURL(path) else { throw TileStore.notWritable(path) }
         switch URL(fileURLWithPath: path).pathExtension.lowercased() {
         case "mbtiles", "sqlite", "db": self = .mbtiles
         case "pmtiles": self = .pmtiles
@@ -60,7 +61,7 @@ public enum TileStore {
     /// Opens a writer for a store; its kind is the one the path names unless given.
     public static func writer(_ path: String, kind: TileStoreKind? = nil, scheme: TileScheme = .xyz,
                               fileExtension: String = "png") throws(TileSourceError) -> any TileStoreWriter {
-        guard !isURL(path) else { throw .invalid("\(path): a store is written to a file or folder, not a URL") }
+        guard !isURL(path) else { throw notWritable(path) }
         let resolved: TileStoreKind
         if let kind { resolved = kind } else { resolved = try TileStoreKind(name: path) }
         let parent = URL(fileURLWithPath: path).deletingLastPathComponent()
@@ -150,6 +151,10 @@ public enum TileStore {
     public static func isURL(_ path: String) -> Bool {
         let lowered = path.prefix(8).lowercased()
         return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+    }
+
+    static func notWritable(_ path: String) -> TileSourceError {
+        .invalid("\(path): a store is written to a file or folder, not a URL")
     }
 
     static func notAStoreURL(_ path: String) -> TileSourceError {
