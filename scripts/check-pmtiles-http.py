@@ -117,6 +117,19 @@ def main():
                              and new_tiles[zxy] != tiles[zxy])
                 status, body = fetch(connection, f"/maps/leafy/layers/leafy/{fresh[0]}/{fresh[1]}/{fresh[2]}.png")
                 check("after the file is replaced, tiles come from the new file", status == 200 and body == new_tiles[fresh], status)
+
+                # nginx stops: an uncached tile is 503 with Retry-After; it comes back with nginx.
+                nginx.terminate()
+                nginx.wait()
+                later = next(zxy for zxy in sorted(new_tiles) if zxy not in served and zxy != fresh and zxy[0] == 7)
+                connection.request("GET", f"/maps/leafy/layers/leafy/{later[0]}/{later[1]}/{later[2]}.png")
+                response = connection.getresponse()
+                response.read()
+                check("with the file's server down, a tile is 503 with Retry-After", response.status == 503
+                      and response.getheader("Retry-After") is not None, response.status)
+                nginx, _, _ = start_nginx(folder, www, port=port)
+                status, body = fetch(connection, f"/maps/leafy/layers/leafy/{later[0]}/{later[1]}/{later[2]}.png")
+                check("and served once it is back", status == 200 and body == new_tiles[later], status)
             finally:
                 server.send_signal(signal.SIGTERM)
                 code = server.wait(timeout=30)

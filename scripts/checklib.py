@@ -38,11 +38,11 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_nginx(directory, root):
+def start_nginx(directory, root, port=None):
     """nginx (Debian) serving `root` on a free 127.0.0.1 port, its files in `directory`, each
     request logged as `STATUS "METHOD" "URI" "RANGE" "IF-MATCH" BYTES`. Returns the
     process (to terminate), the port and the access log's path."""
-    port = free_port()
+    port = port or free_port()
     user = "user root;" if os.geteuid() == 0 else ""  # as root, workers would become nobody
     temp = " ".join(f"{m}_temp_path {directory}/nginx-{m};" for m in ("client_body", "proxy"))
     with open(f"{directory}/nginx.conf", "w") as f:

@@ -123,7 +123,9 @@ public final class HTTPPMTilesSource: TileSource {
         let archive = try Self.openBlocking(reader, number: 0)
         let range = archive.layout.metadataRange
         let stored: [UInt8]
-        if range.offset <= UInt64(archive.head.count), range.length <= archive.head.count - Int(range.offset) {
+        if range.length == 0 {
+            stored = []
+        } else if range.offset <= UInt64(archive.head.count), range.length <= archive.head.count - Int(range.offset) {
             stored = Array(archive.head[Int(range.offset)..<Int(range.offset) + range.length])
         } else {
             switch try reader.readBlocking(offset: range.offset, length: range.length, expecting: archive.version) {

@@ -262,6 +262,32 @@ import TestSupport
         #expect(throws: TileSourceError.self) { try TileStore.writer(served.url) }
     }
 
+    /// A walk that meets a failing server, or a file replaced under it, stops with an error
+    /// naming the URL (`convert` then removes what it wrote).
+    @Test func aWalkStopsWhenTheServerFailsOrTheFileChanges() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("leafy.pmtiles").path
+        try PMTilesArchiveFixture.write(to: path)
+        let server = try TestTileServer()
+        try await server.setMode("range")
+        let name = server.url("/pmtiles/switch/leafy.pmtiles?…")
+        let failing = try HTTPPMTilesSource(url: server.url("/pmtiles/switch/leafy.pmtiles?file=\(path)"), options: Self.options())
+        try await server.setMode("status-500")
+        #expect(throws: TileSourceError.unreadable(path: name, reason: "the server answered HTTP 500 (after 1 retries)")) {
+            try TileStore.forEachTile(in: failing) { _, _ in }
+        }
+        try await server.setMode("range")
+        let replaced = try HTTPPMTilesSource(url: server.url("/pmtiles/switch/leafy.pmtiles?file=\(path)"), options: Self.options())
+        try PMTilesArchiveFixture.replace(path, variant: 3)
+        #expect {
+            try TileStore.forEachTile(in: replaced) { _, _ in }
+        } throws: { error in
+            guard case .unreadable(name, let reason) = error as? TileSourceError else { return false }
+            return reason.hasPrefix("the file changed while it was read: its ETag ")
+        }
+    }
+
     @Test func theDirectoryCacheIsBoundedByBytes() async throws {
         let served = try Served()
         defer { served.remove() }
