@@ -494,7 +494,7 @@ def pmtiles_over_http(directory):
         print(f"{name:28} {run['tiles_per_second']:9.0f} {run['tiles_per_second'] / local['tiles_per_second']:9.3f}"
               f" {run['range_requests']['timed'] / run['reads']:15.3f}")
     print(f"(directories warm: TileKit keeps directories, not tiles. The first read of every tile cost"
-          f" {one['range_requests']['warm_up'] / tiles:.3f} requests per tile, each leaf read once; opening and listing the"
+          f" {one['range_requests']['warm_up'] / tiles:.4f} requests per tile ({leaves} leaves read once); opening and listing the"
           f" file {one['range_requests']['open_and_list']}. nginx logged {partial} range answers, TileKit counted {counted};"
           f" {len(lines) - partial} other answers.)")
 
