@@ -28,9 +28,10 @@ import PMTiles
 /// Every number of the file goes through the same checks as a local file's (`PMTilesLayout`),
 /// with the file size from `Content-Range`.
 ///
-/// Opening is synchronous (callers open stores from synchronous code: map projects, the
-/// CLI) and blocks its thread for at most the timeout times the attempts; tiles are read
-/// asynchronously. The metadata (name, zooms, tile size) is the one read when opened.
+/// `init(url:)` opens synchronously, for callers that open stores from synchronous code
+/// (`TileStore.open`: map projects, the CLI), blocking its thread for at most the timeout
+/// times the attempts; `open(url:)` awaits instead. Tiles are read asynchronously. The
+/// metadata (name, zooms, tile size) stays the one read when opened, also after a reload.
 public final class HTTPPMTilesSource: TileSource {
     public let metadata: TileSetMetadata
     let reader: HTTPRangeReader
@@ -97,46 +98,20 @@ public final class HTTPPMTilesSource: TileSource {
     /// True for an `http://` or `https://` URL whose path ends in `.pmtiles` (a query may follow).
     public static func accepts(_ text: String) -> Bool { pmtilesURL(text) != nil }
 
-    private static func pmtilesURL(_ text: String) -> URL? {
+    static func pmtilesURL(_ text: String) -> URL? {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               let host = url.host, !host.isEmpty, url.path.lowercased().hasSuffix(".pmtiles") else { return nil }
         return url
     }
 
-    /// Opens the file at `url` (reads its header, root directory and metadata), blocking
-    /// the calling thread until then. Errors name the URL (without its query):
-    /// `.invalid` for a URL that is not http(s) of a `.pmtiles`; `.unreadable` for a server
-    /// that cannot be reached, stalls, answers 5xx after the retries, has no such file
-    /// (404), refuses, ignores `Range` or sends fewer bytes than asked; `.corrupt` for a
-    /// body that is not a valid PMTiles v3 file.
-    /// - Parameter directoryCacheBytes: memory for parsed leaf directories (about 24 bytes an entry).
-    public init(url text: String, options: RemoteOptions = .rangeReads(), directoryCacheBytes: Int = 64 << 20) throws(TileSourceError) {
-        guard let url = Self.pmtilesURL(text) else {
-            throw .invalid("\"\(text)\" is not an http:// or https:// URL of a .pmtiles file")
-        }
-        guard !options.userAgent.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw .invalid("\(HTTPRangeReader.displayName(url)): range requests need a User-Agent that identifies the application")
-        }
-        reader = HTTPRangeReader(url: url, options: options)
+    /// An opened file: its first archive and the metadata read with it (see `init(url:)` and
+    /// `open(url:)`).
+    init(reader: HTTPRangeReader, archive: Archive, storedMetadata: [UInt8], directoryCacheBytes: Int) throws(TileSourceError) {
+        self.reader = reader
         directories = DirectoryCache(budget: directoryCacheBytes)
         let name = reader.name
-        let archive = try Self.openBlocking(reader, number: 0)
-        let range = archive.layout.metadataRange
-        let stored: [UInt8]
-        if range.length == 0 {
-            stored = []
-        } else if range.offset <= UInt64(archive.head.count), range.length <= archive.head.count - Int(range.offset) {
-            stored = Array(archive.head[Int(range.offset)..<Int(range.offset) + range.length])
-        } else {
-            switch try reader.readBlocking(offset: range.offset, length: range.length, expecting: archive.version) {
-            case .bytes(let bytes, _): stored = bytes
-            case .missing(let status): throw .unreadable(path: name, reason: "the file went away while it was opened (HTTP \(status))")
-            case .replaced(let why): throw .unreadable(path: name, reason: "the file changed while it was opened: \(why)")
-            case .unavailable(_, let reason): throw .unreadable(path: name, reason: reason)
-            }
-        }
-        let json = try Self.checked(name) { () throws(PMTilesError) in try archive.layout.metadata(stored) }
-        let fileName = url.deletingPathExtension().lastPathComponent
+        let json = try Self.checked(name) { () throws(PMTilesError) in try archive.layout.metadata(storedMetadata) }
+        let fileName = reader.url.deletingPathExtension().lastPathComponent
         metadata = try PMTilesSource.metadata(header: archive.layout.header, metadataJSON: json, path: name, name: fileName)
         state = Mutex(.open(archive))
     }
@@ -250,15 +225,6 @@ public final class HTTPPMTilesSource: TileSource {
         return try Self.openBlocking(reader, number: archives.add(1, ordering: .relaxed).newValue)
     }
 
-    /// Reads the first bytes of the file, blocking, into an archive.
-    private static func openBlocking(_ reader: HTTPRangeReader, number: Int) throws(TileSourceError) -> Archive {
-        switch try reader.readBlocking(offset: 0, length: headLength, expecting: nil) {
-        case .bytes(let head, let version): return try archive(head: head, version: version, number: number, name: reader.name)
-        case .missing(let status): throw .unreadable(path: reader.name, reason: "no such file on the server (HTTP \(status))")
-        case .unavailable(_, let reason), .replaced(let reason): throw .unreadable(path: reader.name, reason: reason)
-        }
-    }
-
     /// Forgets `archive` (and every directory) unless it was already forgotten.
     private func drop(_ archive: Archive) {
         let dropped = state.withLock { state -> Bool in
@@ -270,7 +236,7 @@ public final class HTTPPMTilesSource: TileSource {
     }
 
     /// An archive from the first bytes of a file of `version`.
-    private static func archive(head: [UInt8], version: RemoteFileVersion, number: Int, name: String) throws(TileSourceError) -> Archive {
+    static func archive(head: [UInt8], version: RemoteFileVersion, number: Int, name: String) throws(TileSourceError) -> Archive {
         try checked(name) { () throws(PMTilesError) in
             let layout = try PMTilesLayout(head: head, fileSize: version.size, file: name)
             let range = layout.rootRange
@@ -284,7 +250,7 @@ public final class HTTPPMTilesSource: TileSource {
     }
 
     /// Runs `body`, turning a PMTiles error into the store's error naming the URL.
-    private static func checked<T>(_ name: String, _ body: () throws(PMTilesError) -> T) throws(TileSourceError) -> T {
+    static func checked<T>(_ name: String, _ body: () throws(PMTilesError) -> T) throws(TileSourceError) -> T {
         do { return try body() } catch {
             if case .io(let reason) = error { throw .unreadable(path: name, reason: reason) }
             throw .corrupt(path: name, reason: error.reason)

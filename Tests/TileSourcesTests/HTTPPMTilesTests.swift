@@ -49,7 +49,7 @@ import TestSupport
         defer { served.remove() }
         let local = try PMTilesSource(path: served.path)
         #expect(local.reader.header.leafDirectoryLength > 0 && local.reader.header.rootLength < 300)
-        let remote = try HTTPPMTilesSource(url: served.url, options: Self.options())
+        let remote = try await HTTPPMTilesSource.open(url: served.url, options: Self.options())
         #expect(remote.metadata == local.metadata && remote.metadata.name == "Leafy 0")
         // One request opened it: the header, root directory and metadata are in the first 16 KiB.
         #expect(served.nginx.requests(atLeast: 1) == [NginxProcess.Request(status: 206, method: "GET", path: "/leafy.pmtiles",
@@ -68,7 +68,7 @@ import TestSupport
     @Test func onceTheDirectoriesAreWarmEachTileCostsOneRangeRequest() async throws {
         let served = try Served()
         defer { served.remove() }
-        let remote = try HTTPPMTilesSource(url: served.url, options: Self.options())
+        let remote = try await HTTPPMTilesSource.open(url: served.url, options: Self.options())
         let tiles = Self.sample(served.tiles)
         for tile in tiles { _ = try await remote.tile(TileRequest(tile)) }
         let leaves = remote.cachedDirectories.directories
@@ -91,7 +91,7 @@ import TestSupport
         let tiles = try PMTilesArchiveFixture.write(to: path)
         let server = try TestTileServer()
         // Each answer comes 0.3 s late: every reader below asks while the first read is out.
-        let remote = try HTTPPMTilesSource(url: server.url("/pmtiles/slow/leafy.pmtiles?file=\(path)"), options: Self.options())
+        let remote = try await HTTPPMTilesSource.open(url: server.url("/pmtiles/slow/leafy.pmtiles?file=\(path)"), options: Self.options())
         try await server.resetStats()
         let tile = TileID(z: 6, x: 40, y: 17)
         let results = try await withThrowingTaskGroup(of: TileResult.self) { group in
@@ -109,7 +109,7 @@ import TestSupport
     @Test func aReplacedFileIsReadAgainNotMixedWithOldDirectories() async throws {
         let served = try Served()
         defer { served.remove() }
-        let remote = try HTTPPMTilesSource(url: served.url, options: Self.options())
+        let remote = try await HTTPPMTilesSource.open(url: served.url, options: Self.options())
         let tile = TileID(z: 6, x: 12, y: 33), other = TileID(z: 5, x: 30, y: 2)
         #expect(try await remote.tile(TileRequest(tile)).data?.bytes == served.tiles[tile])
         let before = served.nginx.requests(atLeast: remote.rangeRequests).count
@@ -131,7 +131,7 @@ import TestSupport
         let path = directory.appendingPathComponent("leafy.pmtiles").path
         let tiles = try PMTilesArchiveFixture.write(to: path)
         let server = try TestTileServer()
-        let remote = try HTTPPMTilesSource(url: server.url("/pmtiles/range/leafy.pmtiles?file=\(path)"), options: Self.options())
+        let remote = try await HTTPPMTilesSource.open(url: server.url("/pmtiles/range/leafy.pmtiles?file=\(path)"), options: Self.options())
         let tile = TileID(z: 6, x: 50, y: 9)
         #expect(try await remote.tile(TileRequest(tile)).data?.bytes == tiles[tile])
         let replaced = try PMTilesArchiveFixture.replace(path, variant: 2)
@@ -141,14 +141,15 @@ import TestSupport
 
     // MARK: - Bad input when opening: each a clear error naming the URL.
 
-    @Test func anUnreachableServerIsUnreadable() throws {
+    /// Opening blocks (for synchronous callers) or awaits: the same error either way.
+    @Test func anUnreachableServerIsUnreadable() async throws {
         let url = "http://127.0.0.1:\(try RedisServerProcess.freePort())/x.pmtiles"
-        #expect {
-            try HTTPPMTilesSource(url: url, options: Self.options())
-        } throws: { error in
+        func isUnreachable(_ error: any Error) -> Bool {
             guard case .unreadable(url, let reason) = error as? TileSourceError else { return false }
             return reason.hasPrefix("cannot reach the server: ") && reason.hasSuffix("(after 1 retries)")
         }
+        #expect(performing: { try HTTPPMTilesSource(url: url, options: Self.options()) }, throws: isUnreachable)
+        await #expect(performing: { try await HTTPPMTilesSource.open(url: url, options: Self.options()) }, throws: isUnreachable)
     }
 
     @Test func aMissingFileOrOneThatIsNotPMTilesIsNamed() throws {
@@ -178,7 +179,7 @@ import TestSupport
         ("status-403", "the server refused bytes 0-16383 with HTTP 403"),
         ("stall", "no complete answer within 0.5 s"),
     ])
-    func aServerThatGetsRangesWrongIsRefusedWhenOpening(kind: String, reason: String) throws {
+    func aServerThatGetsRangesWrongIsRefusedWhenOpening(kind: String, reason: String) async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("leafy.pmtiles").path
@@ -188,8 +189,8 @@ import TestSupport
         let server = try TestTileServer()
         let url = server.url("/pmtiles/\(kind)/leafy.pmtiles?file=\(path)")
         let start = ContinuousClock.now
-        #expect(throws: TileSourceError.unreadable(path: server.url("/pmtiles/\(kind)/leafy.pmtiles?…"), reason: reason.replacingOccurrences(of: "SIZE", with: "\(size)"))) {
-            try HTTPPMTilesSource(url: url, options: Self.options(timeout: .milliseconds(500)))
+        await #expect(throws: TileSourceError.unreadable(path: server.url("/pmtiles/\(kind)/leafy.pmtiles?…"), reason: reason.replacingOccurrences(of: "SIZE", with: "\(size)"))) {
+            try await HTTPPMTilesSource.open(url: url, options: Self.options(timeout: .milliseconds(500)))
         }
         #expect(ContinuousClock.now - start < .seconds(4))
     }
@@ -202,7 +203,7 @@ import TestSupport
         let path = directory.appendingPathComponent("small.pmtiles").path
         let tiles = try PMTilesArchiveFixture.write(to: path, maxZoom: 2, rootLimit: 16384 - 127)
         let server = try TestTileServer()
-        let remote = try HTTPPMTilesSource(url: server.url("/pmtiles/ignore-range/small.pmtiles?file=\(path)"), options: Self.options())
+        let remote = try await HTTPPMTilesSource.open(url: server.url("/pmtiles/ignore-range/small.pmtiles?file=\(path)"), options: Self.options())
         for (tile, bytes) in tiles { #expect(try await remote.tile(TileRequest(tile)).data?.bytes == bytes) }
     }
 
@@ -217,7 +218,7 @@ import TestSupport
         try await server.setMode("range")
         let url = server.url("/pmtiles/switch/leafy.pmtiles?file=\(path)")
         let name = server.url("/pmtiles/switch/leafy.pmtiles?…")
-        let remote = try HTTPPMTilesSource(url: url, options: Self.options(timeout: .milliseconds(500)))
+        let remote = try await HTTPPMTilesSource.open(url: url, options: Self.options(timeout: .milliseconds(500)))
         // Each case asks for a tile in a leaf not read yet.
         let cases: [(kind: String, tile: TileID)] = [("status-500", TileID(z: 6, x: 1, y: 2)), ("stall", TileID(z: 6, x: 20, y: 40)),
                                                      ("status-404", TileID(z: 6, x: 60, y: 5)), ("truncated", TileID(z: 6, x: 33, y: 60)),
@@ -292,7 +293,7 @@ import TestSupport
         let served = try Served()
         defer { served.remove() }
         let budget = 3 * (256 * MemoryLayout<PMTilesEntry>.stride + 64)
-        let remote = try HTTPPMTilesSource(url: served.url, options: Self.options(), directoryCacheBytes: budget)
+        let remote = try await HTTPPMTilesSource.open(url: served.url, options: Self.options(), directoryCacheBytes: budget)
         for tile in Self.sample(served.tiles) { #expect(try await remote.tile(TileRequest(tile)).data?.bytes == served.tiles[tile]) }
         let cached = remote.cachedDirectories
         #expect(cached.bytes <= budget && cached.directories >= 1 && cached.directories <= 3, "\(cached)")
