@@ -168,7 +168,7 @@ public final class TileServer: Sendable {
         case .ready: response = await readiness()
         case .metrics:
             response = HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
-                                    body: Array((metrics.text(cache: cache.statistics) + (options.sharedCache?.counters.prometheusText ?? "")).utf8))
+                                    body: Array((metrics.text(cache: cache.statistics) + upstreamMetrics() + (options.sharedCache?.counters.prometheusText ?? "")).utf8))
         case .asset(let name):
             if let asset = assets[name] {
                 response = cacheable(request, HTTPResponse(status: 200, headers: [("Content-Type", asset.type), ("Cache-Control", "public, max-age=3600")], body: asset.bytes))
