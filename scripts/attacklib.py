@@ -104,7 +104,7 @@ def _upstream_module():
     return module
 
 
-def make_projects(folder, upstream_port=None, stall_seconds=600):
+def make_projects(folder, upstream_port=None, stall_seconds=86400):
     """Writes the maps the checks serve into `folder` and returns their map.json paths:
     `park`, an MBTiles base of the park (z13-16, a distinct PNG per tile, so each has its own
     ETag), overzoomed to 18, with a game (three points of interest and the Game Test route);
@@ -154,8 +154,10 @@ def make_projects(folder, upstream_port=None, stall_seconds=600):
 
 def start_upstream():
     """The fault-injecting tile server; it stops when its stdin closes. Returns (process, port)."""
+    # Its stderr is dropped: a stalled answer that finally comes after TileKit gave up
+    # prints a BrokenPipe traceback, which says nothing about TileKit.
     process = subprocess.Popen([sys.executable, os.path.join(ROOT, "scripts", "test-tile-server.py")],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     return process, int(process.stdout.readline())
 
 

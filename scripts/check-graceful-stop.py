@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """A graceful stop of `tilekit serve` on SIGTERM, with slow work in flight: a large static
-render, the same render read slowly by a client with a small receive window, a game
-stream, an idle keep-alive connection and a tile whose upstream stalls. The server must
-stop accepting new connections at once (connect refused within 0.5 s), finish the
-in-flight responses (every byte arrives), end the stream at once and cleanly (its last
-chunk, then close, within 2 s: a stream never finishes by itself, so waiting for it only
-delays the exit), close the idle connection, and exit 0 within the grace deadline (10 s)
-+ 2 s, the stalled tile notwithstanding.
+render being drawn, another one being read slowly by a client with a small receive window
+(most of its bytes still in the server), a game stream, an idle keep-alive connection and
+a tile whose upstream stalls. The server must stop accepting new connections at once
+(connect refused within 0.5 s), finish the in-flight responses (every byte arrives), end
+the stream at once and cleanly (its last chunk, then close, within 2 s: a stream never
+finishes by itself, so waiting for it only delays the exit), close the idle connection,
+and exit 0 within the grace deadline (10 s) + 2 s, the stalled tile notwithstanding.
 
 usage: check-graceful-stop.py TILEKIT
 """
@@ -96,13 +96,21 @@ def main():
             deadline = time.monotonic() + 5
             while b"event: position" not in stream.data and time.monotonic() < deadline:
                 time.sleep(0.05)
+            # One render at a time (a render budget of 1 must pass too): first the one the
+            # slow reader takes, and once its bytes flow, the one in flight at SIGTERM.
+            slow_reader = Connection(port, b"GET " + RENDER.replace("15/", "15.2/").encode() + head,
+                                     receive_buffer=8192, read_size=4096, pause=0.02)
+            asked = time.monotonic()
+            while slow_reader.first is None and slow_reader.ended is None and time.monotonic() < asked + 15:
+                time.sleep(0.02)
+            waited = time.monotonic() - asked
+            render = Connection(port, b"GET " + RENDER.encode() + head)
+            # Opened last, so that no idle or upstream timeout of the server ends them first.
             idle = Connection(port, b"GET /health" + head)
             stalled = Connection(port, b"GET /maps/stalled/12/1205/1539.png" + head)
-            render = Connection(port, b"GET " + RENDER.encode() + head)
-            slow_reader = Connection(port, b"GET " + RENDER.replace("15/", "15.2/").encode() + head,
-                                     receive_buffer=8192, read_size=8192, pause=0.02)
-            time.sleep(0.4)  # the renders have started
-            info(f"before SIGTERM: stream {len(stream.data)} bytes, render {len(render.data)}, slow reader {len(slow_reader.data)}")
+            time.sleep(0.3)  # the render has started
+            info(f"before SIGTERM: the slow reader's first byte came after {waited:.1f} s; stream {len(stream.data)} bytes, "
+                 f"slow reader {len(slow_reader.data)}, render {len(render.data)}, idle {len(idle.data)}")
 
             sent = time.monotonic()
             server.send_signal(signal.SIGTERM)
