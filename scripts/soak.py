@@ -264,6 +264,12 @@ def main():
                              f"{growth:+.1f}%; peak {rss_mb(pid, 'VmHWM') or 0:.0f} MB")
             else:
                 checks.check("final RSS within 10% of the RSS after the warm-up", False, f"too few samples: {samples}")
+            steady = [(t, rss) for t, rss, _, _ in samples if t >= warmup and rss is not None]
+            if len(steady) >= 3:  # least squares: a slow leak shows as a steady slope
+                mean_t = sum(t for t, _ in steady) / len(steady)
+                mean_rss = sum(r for _, r in steady) / len(steady)
+                slope = (sum((t - mean_t) * (r - mean_rss) for t, r in steady) / sum((t - mean_t) ** 2 for t, _ in steady))
+                info(f"RSS trend after the warm-up: {slope * 60:+.2f} MB per minute over {len(steady)} samples")
             info(f"5 s after the traffic: RSS {after[0] or 0:.1f} MB, {after[1]} fds, {after[2]} threads")
 
             if wrk is not None:
