@@ -12,6 +12,7 @@ final class MarkupElement {
 
     init(name: String, attributes: [String: String], line: Int, column: Int) {
         self.name = name
+        localName = name.split(separator: ":").last.map(String.init) ?? name
         self.attributes = attributes
         self.line = line
         self.column = column
@@ -23,7 +24,8 @@ final class MarkupElement {
     /// The first child with a name (namespace prefixes ignored).
     func child(_ name: String) -> MarkupElement? { children.first { $0.localName == name } }
     func children(_ name: String) -> [MarkupElement] { children.filter { $0.localName == name } }
-    var localName: String { name.split(separator: ":").last.map(String.init) ?? name }
+    /// The name without its namespace prefix (`gx:Track`: `Track`).
+    let localName: String
 
     /// Every descendant with a name, depth first.
     func descendants(_ name: String) -> [MarkupElement] {

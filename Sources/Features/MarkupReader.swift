@@ -19,9 +19,11 @@ enum MarkupReader {
     /// Bytes pushed to libxml2 at a time.
     static let chunkBytes = 64 << 10
 
-    static func parse(_ data: Data, file: String) throws(FeatureError) -> MarkupElement {
+    /// `maxDepth` and `maxElements` are parameters for tests; callers use the defaults.
+    static func parse(_ data: Data, file: String, maxDepth: Int = FeatureLimits.xmlDepth,
+                      maxElements: Int = FeatureLimits.xmlElements) throws(FeatureError) -> MarkupElement {
         _ = libraryReady
-        let builder = TreeBuilder(file: file)
+        let builder = TreeBuilder(file: file, maxDepth: maxDepth, maxElements: maxElements)
         var handler = saxHandler()
         let userData = Unmanaged.passUnretained(builder).toOpaque()
         guard let context = xmlCreatePushParserCtxt(&handler, userData, nil, 0, file) else {
@@ -73,6 +75,8 @@ enum MarkupReader {
 /// `MarkupReader.parse` call, on its thread.
 private final class TreeBuilder {
     let file: String
+    let maxDepth: Int
+    let maxElements: Int
     var context: xmlParserCtxtPtr?
     var root: MarkupElement?
     var stack: [MarkupElement] = []
@@ -80,7 +84,11 @@ private final class TreeBuilder {
     /// The first problem: libxml2's or TileKit's own (depth, size, entities).
     var failure: FeatureError?
 
-    init(file: String) { self.file = file }
+    init(file: String, maxDepth: Int, maxElements: Int) {
+        self.file = file
+        self.maxDepth = maxDepth
+        self.maxElements = maxElements
+    }
 
     static func from(_ userData: UnsafeMutableRawPointer?) -> TreeBuilder? {
         userData.map { Unmanaged<TreeBuilder>.fromOpaque($0).takeUnretainedValue() }
@@ -101,11 +109,11 @@ private final class TreeBuilder {
     func start(localName: UnsafePointer<xmlChar>?, prefix: UnsafePointer<xmlChar>?, attributeCount: Int32,
                attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
         guard failure == nil, let localName else { return }
-        guard stack.count < FeatureLimits.xmlDepth else {
-            return stop("elements nested deeper than \(FeatureLimits.xmlDepth) levels (TileKit's limit)")
+        guard stack.count < maxDepth else {
+            return stop("elements nested deeper than \(maxDepth) levels (TileKit's limit)")
         }
-        guard elementCount < FeatureLimits.xmlElements else {
-            return stop("more than \(FeatureLimits.xmlElements) elements (TileKit's limit)")
+        guard elementCount < maxElements else {
+            return stop("more than \(maxElements) elements (TileKit's limit)")
         }
         elementCount += 1
         let local = String(cString: localName)
@@ -130,10 +138,11 @@ private final class TreeBuilder {
             guard let localName = field[0], let start = field[3], let end = field[4], end >= start else { continue }
             let local = String(cString: localName)
             let name = field[1].map { String(cString: $0) + ":" + local } ?? local
-            let value = String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
+            let bytes = UnsafeBufferPointer(start: start, count: end - start)
+            let value = String(decoding: bytes, as: UTF8.self)
             // Without entity substitution libxml2 keeps an ampersand as "&#38;" in attribute
             // values (for a tree builder to decode later); decode it here.
-            out[name] = value.contains("&#38;") ? value.replacingOccurrences(of: "&#38;", with: "&") : value
+            out[name] = bytes.contains(UInt8(ascii: "&")) ? value.replacingOccurrences(of: "&#38;", with: "&") : value
         }
         return out
     }
@@ -168,7 +177,16 @@ private final class TreeBuilder {
             || error.code == Int32(XML_WAR_UNDECLARED_ENTITY.rawValue)
         guard fatal, failure == nil else { return }
         let message = error.message.map { String(cString: $0) } ?? "libxml2 error \(error.code)"
-        let text = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; ")
+        var text = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; ")
+        // At the end of pushed input libxml2 says "Extra content at the end of the document"
+        // or "Document is empty" also when the file simply stops: say what happened.
+        if error.code == Int32(XML_ERR_DOCUMENT_END.rawValue) || error.code == Int32(XML_ERR_DOCUMENT_EMPTY.rawValue) {
+            if let open = stack.last {
+                text = "the file ends inside <\(open.name)> (opened at \(open.place))"
+            } else if root == nil {
+                text = "no XML element found (the file is empty or is not XML)"
+            }
+        }
         let place = error.line > 0 ? "line \(error.line)" + (error.int2 > 0 ? ", column \(error.int2)" : "") : self.place
         failure = FeatureError(file: file, place: place, reason: "malformed XML: " + text)
     }

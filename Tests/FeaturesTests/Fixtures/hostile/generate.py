@@ -18,7 +18,7 @@ write("xml-declaration-inside.xml", "<?xml version=\"1.0\"?>\n<gpx>\n  <?xml ver
 write("bad-start-element.xml", "<gpx>\n<1wpt lat=\"1\" lon=\"2\"/></gpx>\n")
 write("duplicate-attribute.xml", "<gpx>\n<wpt lat=\"1\" lat=\"2\" lon=\"3\"/></gpx>\n")
 write("unquoted-attribute.xml", "<gpx>\n<wpt lat=1 lon=2/></gpx>\n")
-write("deep-nesting.xml", "<gpx>" + "<a>" * 37000)                       # XMLParser overflowed the stack
+write("deep-nesting.xml", "<gpx>" + "<a>" * 37000 + "</a>" * 37000 + "</gpx>")  # XMLParser overflowed the stack
 write("unclosed.xml", "<?xml version=\"1.0\"?>\n<gpx>\n  <wpt lat=\"1\" lon=\"2\">\n")
 write("empty.xml", b"")
 rng = random.Random(11)
