@@ -16,7 +16,6 @@ public enum GPX {
             throw FeatureError(file: file, place: root.place, reason: "not a GPX file (the root is <\(root.name)>, not <gpx>)")
         }
         func fail(_ element: MarkupElement, _ reason: String) -> FeatureError { FeatureError(file: file, place: element.place, reason: reason) }
-        let times = TimeReader()
 
         /// A point element's coordinate, time and elevation.
         func point(_ element: MarkupElement) throws(FeatureError) -> (Coordinate, Date?, Double?) {
@@ -27,7 +26,7 @@ public enum GPX {
             do { coordinate = try Coordinate(latitude: lat, longitude: lon).validated() } catch { throw fail(element, error.description) }
             var time: Date?
             if let t = element.child("time") {
-                guard let parsed = times.date(t.trimmedText) else { throw fail(t, "time \"\(t.trimmedText)\" is not ISO 8601") }
+                guard let parsed = date(t.trimmedText) else { throw fail(t, "time \"\(t.trimmedText)\" is not ISO 8601") }
                 time = parsed
             }
             var elevation: Double?
@@ -83,30 +82,25 @@ public enum GPX {
 
     /// ISO 8601 times as GPX writes them, with or without fractional seconds. A time
     /// without a zone (xsd:dateTime allows it) is UTC, as GPX says all its times are.
-    static func date(_ text: String) -> Date? { TimeReader().date(text) }
+    /// Foundation's `Date.ISO8601FormatStyle` is native Swift; `ISO8601DateFormatter` goes
+    /// through ICU at about 150 µs a time, most of the time of reading a long track.
+    static func date(_ text: String) -> Date? {
+        let value = hasZone(text) ? text : text + "Z"
+        return (try? wholeSeconds.parse(value)) ?? (try? fractionalSeconds.parse(value))
+    }
 
-    /// Parses times with Foundation's `Date.ISO8601FormatStyle`, which is native Swift:
-    /// `ISO8601DateFormatter` goes through ICU at about 150 µs a time, most of the time of
-    /// reading a long track.
-    struct TimeReader {
-        static let whole = Date.ISO8601FormatStyle()
-        static let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    private static let wholeSeconds = Date.ISO8601FormatStyle()
+    private static let fractionalSeconds = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
-        func date(_ text: String) -> Date? {
-            let value = Self.hasZone(text) ? text : text + "Z"
-            return (try? Self.whole.parse(value)) ?? (try? Self.fractional.parse(value))
+    /// Ends with `Z`, `±hh:mm` or `±hhmm`.
+    static func hasZone(_ text: String) -> Bool {
+        if text.hasSuffix("Z") { return true }
+        let tail = Array(text.utf8.suffix(6))
+        func isOffset(_ bytes: ArraySlice<UInt8>) -> Bool {
+            let digits = bytes.dropFirst().filter { $0 != UInt8(ascii: ":") }
+            return (bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-")) && digits.count == 4
+                && digits.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
         }
-
-        /// Ends with `Z`, `±hh:mm` or `±hhmm`.
-        static func hasZone(_ text: String) -> Bool {
-            if text.hasSuffix("Z") { return true }
-            let tail = Array(text.utf8.suffix(6))
-            func isOffset(_ bytes: ArraySlice<UInt8>) -> Bool {
-                let digits = bytes.dropFirst().filter { $0 != UInt8(ascii: ":") }
-                return (bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-")) && digits.count == 4
-                    && digits.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
-            }
-            return (tail.count == 6 && tail[3] == UInt8(ascii: ":") && isOffset(tail[...])) || isOffset(tail.suffix(5))
-        }
+        return (tail.count == 6 && tail[3] == UInt8(ascii: ":") && isOffset(tail[...])) || isOffset(tail.suffix(5))
     }
 }

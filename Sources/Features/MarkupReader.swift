@@ -39,13 +39,15 @@ enum MarkupReader {
             while builder.failure == nil {
                 let count = min(chunkBytes, bytes.count - offset)
                 let last = offset + count == bytes.count
-                // Int32(count) cannot trap: count <= chunkBytes.
-                let status = xmlParseChunk(context, base.map { $0 + offset }, Int32(count), last ? 1 : 0)
-                if status != 0 && builder.failure == nil { builder.failLibxml2(code: status) }
+                // Int32(count) cannot trap: count <= chunkBytes. The status is not checked:
+                // it is also set by errors that do not fail a document (an undeclared
+                // namespace prefix); failures arrive through `serror` and `wellFormed`.
+                _ = xmlParseChunk(context, base.map { $0 + offset }, Int32(count), last ? 1 : 0)
                 if last { break }
                 offset += count
             }
         }
+        if builder.failure == nil && context.pointee.wellFormed == 0 { builder.failLibxml2(code: context.pointee.errNo) }
         withExtendedLifetime(builder) {}
         return try builder.finish()
     }
@@ -191,8 +193,8 @@ private final class TreeBuilder {
         failure = FeatureError(file: file, place: place, reason: "malformed XML: " + text)
     }
 
-    /// A failure whose callback said nothing (it should not happen; kept so a parse never
-    /// passes on a non-zero status).
+    /// A document libxml2 found not well-formed without a fatal error reaching `serror`
+    /// (it should not happen; kept so such a document never passes).
     func failLibxml2(code: Int32) {
         failure = FeatureError(file: file, place: place, reason: "malformed XML (libxml2 error \(code))")
     }
