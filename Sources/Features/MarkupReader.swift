@@ -8,13 +8,16 @@ internal import CXML2
 ///   entity is refused at the declaration, before anything can expand ("billion laughs");
 /// - no network and no DTD loading (`XML_PARSE_NONET`, no `externalSubset` callback), so a
 ///   plist's `<!DOCTYPE ... "http://www.apple.com/DTDs/...">` is never fetched;
-/// - no `XML_PARSE_HUGE`; nesting and element count are counted here
-///   (`FeatureLimits.xmlDepth`, `.xmlElements`);
+/// - no `XML_PARSE_HUGE` (libxml2 keeps its built-in size limits);
+///   nesting and elements are counted here (`FeatureLimits.xmlDepth`, `.xmlElements`), as
+///   the push parser does not limit depth;
 /// - invalid UTF-8, bad processing instructions and unclosed tags are libxml2's fatal errors,
 ///   reported with its line and column.
 ///
-/// The input is pushed in chunks (libxml2 refuses more than 10 MB of look-ahead without
-/// `XML_PARSE_HUGE`), and pushing stops at the first error, so garbage is not scanned on.
+/// The input is pushed in chunks: pushed whole, a 37 MB GPX fails with
+/// `XML_ERR_INTERNAL_ERROR` (libxml2 refuses more than 10 MB of look-ahead without
+/// `XML_PARSE_HUGE`; Foundation's XMLParser fails so too). Pushing stops at the first
+/// error, so garbage is not scanned on.
 enum MarkupReader {
     /// Bytes pushed to libxml2 at a time.
     static let chunkBytes = 64 << 10

@@ -92,8 +92,8 @@ func hostileFixture(_ name: String) throws -> URL {
         }
     }
 
-    /// 256 levels are read (libxml2 alone would stop at 257 with a message about
-    /// XML_PARSE_HUGE); 257 are TileKit's own error.
+    /// 256 levels are read; 257 are refused as the 257th starts (libxml2's push parser
+    /// has no limit of its own).
     @Test func theDepthLimitIsExact() throws {
         func nested(_ depth: Int) -> Data {
             Data(("<gpx>" + String(repeating: "<a>", count: depth - 1) + String(repeating: "</a>", count: depth - 1) + "</gpx>").utf8)
