@@ -27,7 +27,9 @@ public enum MapProjectReader {
                                          "files", "base", "visible", "zindex", "opacity", "minzoom", "maxzoom", "native-minzoom",
                                          "native-maxzoom", "bounds", "fallback", "replaces-base", "max-age", "format", "tile-size", "overlay-image", "antialias"]
 
-    /// Reads and checks a project; throws every problem found.
+    /// Reads and checks a project; throws every problem found. The JSON goes through
+    /// `JSONValue.parse`, which refuses nesting deeper than `FeatureLimits.jsonDepth` (256)
+    /// and numbers beyond a Double before Foundation's recursive parser sees them.
     public static func load(_ url: URL) throws(ProjectProblems) -> MapProject {
         let file = url.path
         let data: Data
