@@ -79,7 +79,10 @@ public struct FeatureRenderer: Sendable {
         switch geometry {
         case .point(let c):
             if let radius = feature.radius {
-                let ring = Geodesy.circle(center: c, radius: radius, segments: 96).map(projection.point(for:))
+                // A circle of half the equator covers the Earth; a larger radius (1e300 m)
+                // wraps around and means nothing more. Not a number, or not above 0: no circle.
+                guard radius.isFinite, radius > 0 else { return }
+                let ring = Geodesy.circle(center: c, radius: min(radius, MercatorPoint.earthCircumference / 2), segments: 96).map(projection.point(for:))
                 let path = Path.polygon([ring])
                 canvas.fill(path, with: .color(fill))
                 canvas.stroke(path, with: .color(stroke), style: strokeStyle)
