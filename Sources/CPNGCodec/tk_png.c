@@ -74,7 +74,7 @@ int tk_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t
 }
 
 int tk_png_decode(const uint8_t *data, size_t length, uint32_t expected_width, uint32_t expected_height,
-                  uint8_t **pixels, char *error, size_t error_size) {
+                  uint8_t *pixels, size_t pixels_size, char *error, size_t error_size) {
     // The simplified API keeps its own setjmp inside libpng and reports by message.
     png_image image;
     memset(&image, 0, sizeof image);
@@ -89,22 +89,18 @@ int tk_png_decode(const uint8_t *data, size_t length, uint32_t expected_width, u
         png_image_free(&image);
         return -1;
     }
-    image.format = PNG_FORMAT_RGBA;
     // Computed in size_t: libpng's PNG_IMAGE_SIZE is 32-bit arithmetic.
-    size_t size = (size_t)image.width * image.height * 4;
-    uint8_t *buffer = malloc(size ? size : 1);
-    if (!buffer) {
+    if (pixels_size != (size_t)image.width * image.height * 4) {
+        snprintf(error, error_size, "a buffer of %zu bytes for %ux%u pixels", pixels_size, image.width, image.height);
         png_image_free(&image);
-        snprintf(error, error_size, "out of memory for %ux%u image", image.width, image.height);
         return -1;
     }
-    if (!png_image_finish_read(&image, NULL, buffer, 0, NULL)) {
+    image.format = PNG_FORMAT_RGBA;
+    if (!png_image_finish_read(&image, NULL, pixels, 0, NULL)) {
         snprintf(error, error_size, "%s", image.message);
-        free(buffer);
         png_image_free(&image);
         return -1;
     }
-    *pixels = buffer;
     return 0;
 }
 

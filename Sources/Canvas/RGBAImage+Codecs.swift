@@ -78,16 +78,26 @@ extension RGBAImage {
     }
 
     private static func decodePNG(_ bytes: [UInt8], _ header: ImageHeader) throws(CanvasError) -> RGBAImage {
-        var pixels: UnsafeMutablePointer<UInt8>?
         var message = [CChar](repeating: 0, count: 256)
         // Sizes were checked against the limits (and are at most 2^31 - 1 each).
-        let status = tk_png_decode(bytes, bytes.count, UInt32(header.width), UInt32(header.height), &pixels, &message, message.count)
-        defer { tk_png_free(pixels) }
-        guard status == 0, let pixels else {
-            throw .decodeFailed(format: .png, reason: String(cString: message))
+        let pixels = decodeInto(count: header.width * header.height * 4) { buffer in
+            tk_png_decode(bytes, bytes.count, UInt32(header.width), UInt32(header.height), buffer.baseAddress, buffer.count,
+                          &message, message.count) == 0
         }
-        return RGBAImage(width: header.width, height: header.height,
-                         pixels: Array(UnsafeBufferPointer(start: pixels, count: header.width * header.height * 4)))
+        guard let pixels else { throw .decodeFailed(format: .png, reason: ImageRowReader.text(message)) }
+        return RGBAImage(width: header.width, height: header.height, pixels: pixels)
+    }
+
+    /// `count` bytes filled by `decode`, or nil when it fails. The buffer is not cleared first:
+    /// a bomb that passes the limits but whose data ends early costs the pages written, not
+    /// all of them.
+    static func decodeInto(count: Int, _ decode: (UnsafeMutableBufferPointer<UInt8>) -> Bool) -> [UInt8]? {
+        var succeeded = false
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            succeeded = decode(buffer)
+            initialized = succeeded ? count : 0  // bytes are trivial: nothing to clean up
+        }
+        return succeeded ? pixels : nil
     }
 
     // MARK: JPEG (libjpeg-turbo's TurboJPEG API)
@@ -123,15 +133,14 @@ extension RGBAImage {
         guard Int(width) == header.width, Int(height) == header.height else {
             throw .decodeFailed(format: .jpeg, reason: "TurboJPEG reads \(width)x\(height) where the frame header says \(header.width)x\(header.height)")
         }
-        var pixels = [UInt8](repeating: 0, count: header.width * header.height * 4)
         // LIMITSCANS: a progressive file of thousands of scans is refused, not decoded for minutes.
         let flags = Int32(TJFLAG_LIMITSCANS)
-        let decoded = pixels.withUnsafeMutableBufferPointer { dst in
+        let pixels = decodeInto(count: header.width * header.height * 4) { dst in
             tjDecompress2(handle, &mutableBytes, UInt(bytes.count), dst.baseAddress, width, width * 4, height,
-                          Int32(TJPF_RGBA.rawValue), flags)
+                          Int32(TJPF_RGBA.rawValue), flags) == 0
         }
         // A truncated file decodes with a warning (grey rows at the bottom): that is an error here.
-        guard decoded == 0 else {
+        guard let pixels else {
             throw .decodeFailed(format: .jpeg, reason: String(cString: tjGetErrorStr2(handle)))
         }
         return RGBAImage(width: header.width, height: header.height, pixels: pixels)
@@ -179,11 +188,10 @@ extension RGBAImage {
             throw .decodeFailed(format: .webp, reason: "libwebp reads \(width)x\(height) where the header says \(header.width)x\(header.height)")
         }
         // Decoded into a buffer of the checked size: libwebp allocates no image of its own.
-        var pixels = [UInt8](repeating: 0, count: header.width * header.height * 4)
-        let decoded = pixels.withUnsafeMutableBufferPointer { dst in
-            WebPDecodeRGBAInto(bytes, bytes.count, dst.baseAddress, dst.count, width * 4)
+        let pixels = decodeInto(count: header.width * header.height * 4) { dst in
+            WebPDecodeRGBAInto(bytes, bytes.count, dst.baseAddress, dst.count, width * 4) != nil
         }
-        guard decoded != nil else {
+        guard let pixels else {
             throw .decodeFailed(format: .webp, reason: "libwebp could not decode \(bytes.count) bytes (damaged or cut short)")
         }
         return RGBAImage(width: header.width, height: header.height, pixels: pixels)

@@ -20,12 +20,12 @@ int tk_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t
                   int channels, int level, int filters, tk_png_buffer *out,
                   char *error, size_t error_size);
 
-/// Decodes a PNG to straight RGBA, 8 bits per channel, if its header declares exactly
-/// `expected_width` x `expected_height` (the caller read and checked them against its
-/// limits first: nothing is allocated for any other size). On success `*pixels` is a
-/// malloc'd buffer of width*height*4 bytes (free with tk_png_free). Returns 0, or -1 with `error`.
+/// Decodes a PNG to straight RGBA, 8 bits per channel, into `pixels` (the caller's
+/// `pixels_size` bytes, which must be `expected_width * expected_height * 4`), if its header
+/// declares exactly that size: the caller read and checked the size against its limits
+/// first, and libpng allocates no image of its own. Returns 0, or -1 with `error`.
 int tk_png_decode(const uint8_t *data, size_t length, uint32_t expected_width, uint32_t expected_height,
-                  uint8_t **pixels, char *error, size_t error_size);
+                  uint8_t *pixels, size_t pixels_size, char *error, size_t error_size);
 
 void tk_png_free(void *pointer);
 
