@@ -121,12 +121,13 @@ public struct Georeference: Hashable, Sendable {
         }
         let limits = worldLimits(space)
         let unit = space == .degrees ? "°" : " m"
+        let limitX = GeoreferenceError.text(limits.x), limitY = GeoreferenceError.text(limits.y)
         let hint = space == .degrees && (abs(C) > 360 || abs(F) > 360) ? ": Web Mercator meters read as degrees? (world files in EPSG:3857 need --crs 3857)" : ""
         guard abs(C) <= limits.x else {
-            throw .worldFile(file: file, reason: "line 5: the top-left \(space == .degrees ? "longitude" : "easting") \(lines[4]) is outside ±\(limits.x)\(unit)\(hint)")
+            throw .worldFile(file: file, reason: "line 5: the top-left \(space == .degrees ? "longitude" : "easting") \(lines[4]) is outside ±\(limitX)\(unit)\(hint)")
         }
         guard abs(F) <= limits.y else {
-            throw .worldFile(file: file, reason: "line 6: the top-left \(space == .degrees ? "latitude" : "northing") \(lines[5]) is outside ±\(limits.y)\(unit)\(hint)")
+            throw .worldFile(file: file, reason: "line 6: the top-left \(space == .degrees ? "latitude" : "northing") \(lines[5]) is outside ±\(limitY)\(unit)\(hint)")
         }
         do {
             return try Georeference(a: A, b: B, c: C - A / 2 - B / 2, d: D, e: E, f: F - D / 2 - E / 2, space: space, width: width, height: height)
@@ -234,9 +235,16 @@ public enum GeoreferenceError: Error, Equatable, Sendable, CustomStringConvertib
         case .outsideWorld(let corner, let axis, let value, let limit, let space):
             let unit = space == .degrees ? "°" : " m"
             let hint = space == .degrees && abs(value) > 360 ? " (Web Mercator meters read as degrees?)" : ""
-            return "the image's \(corner) corner is at \(axis) \(value), outside ±\(limit)\(unit): the pixel size or position is wrong\(hint)"
+            return "the image's \(corner) corner is at \(axis) \(Self.text(value)), outside ±\(Self.text(limit))\(unit): the pixel size or position is wrong\(hint)"
         case .beyondMercator(let south, let north):
-            return "the image lies between latitudes \(south) and \(north), beyond ±85.0511° where Web Mercator tiles end: no tile can show it"
+            return "the image lies between latitudes \(Self.text(south)) and \(Self.text(north)), beyond ±85.0511° where Web Mercator tiles end: no tile can show it"
         }
+    }
+
+    /// A value for a message: rounding noise of the affine transform (87.43499999999999) cut
+    /// at nine decimals.
+    static func text(_ value: Double) -> String {
+        guard abs(value) < 1e6 else { return value.shortDescription }
+        return ((value * 1e9).rounded() / 1e9).shortDescription
     }
 }

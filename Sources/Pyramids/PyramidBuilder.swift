@@ -69,7 +69,7 @@ public final class PyramidBuilder {
         warper = TileWarper(georeference: georeference, resampling: options.resampling)
         let zooms = options.zooms ?? georeference.defaultZooms(tileSize: options.tileSize)
         guard zooms.lowerBound >= 0, zooms.upperBound <= TileID.maxZoom else {
-            throw .badZoom("zooms \(zooms.lowerBound)-\(zooms.upperBound) are out of range [0, \(TileID.maxZoom)]")
+            throw .badZoom("zooms \(zooms.lowerBound)...\(zooms.upperBound) are out of range [0, \(TileID.maxZoom)]")
         }
         self.zooms = zooms
         var ranges = [Int: TileRange]()

@@ -79,11 +79,15 @@ public struct FeatureRenderer: Sendable {
         switch geometry {
         case .point(let c):
             if let radius = feature.radius {
-                // A circle of half the equator covers the Earth; a larger radius (1e300 m)
-                // wraps around and means nothing more. Not a number, or not above 0: no circle.
-                guard radius.isFinite, radius > 0 else { return }
-                let ring = Geodesy.circle(center: c, radius: min(radius, MercatorPoint.earthCircumference / 2), segments: 96).map(projection.point(for:))
-                let path = Path.polygon([ring])
+                // Not a number, or not above 0: no circle. Half the equator or more (1e300 m)
+                // reaches every point of the Earth: the whole canvas, not a ring at the antipode.
+                guard radius.isFinite || radius == .infinity, radius > 0 else { return }
+                let path: Path
+                if radius >= MercatorPoint.earthCircumference / 2 {
+                    path = .rectangle(x: -1, y: -1, width: Double(canvas.width) + 2, height: Double(canvas.height) + 2)
+                } else {
+                    path = .polygon([Geodesy.circle(center: c, radius: radius, segments: 96).map(projection.point(for:))])
+                }
                 canvas.fill(path, with: .color(fill))
                 canvas.stroke(path, with: .color(stroke), style: strokeStyle)
             } else {

@@ -81,9 +81,9 @@ public struct FeatureTileSource: TileSource {
     }
 
     /// The box grown by `meters` on every side, kept on the Earth: a radius of half the
-    /// equator or more (or of 1e300 m) reaches everywhere, and NaN reaches nothing.
+    /// equator or more (1e300 m, infinity) reaches everywhere, and NaN reaches nothing.
     static func grow(_ box: BoundingBox, meters: Double) -> BoundingBox {
-        guard meters.isFinite, meters > 0 else { return box }
+        guard meters > 0 else { return box }
         let reach = min(meters, MercatorPoint.earthCircumference / 2)
         let dLat = reach / 111_320
         let dLon = reach / (111_320 * max(0.01, cos(box.center.latitude * .pi / 180)))
