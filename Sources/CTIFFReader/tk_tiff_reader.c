@@ -37,7 +37,7 @@ static void tk_tiff_fail(tk_tiff_reader *reader, const char *what, char *error, 
 }
 
 tk_tiff_reader *tk_tiff_reader_open(const char *path, uint64_t max_single_alloc, uint32_t *width, uint32_t *height,
-                                    uint32_t *band_rows, char *error, size_t error_size) {
+                                    uint32_t *band_rows, uint32_t *tile_width, char *error, size_t error_size) {
     tk_tiff_reader *reader = calloc(1, sizeof *reader);
     if (!reader) { snprintf(error, error_size, "out of memory"); return NULL; }
     TIFFOpenOptions *options = TIFFOpenOptionsAlloc();
@@ -82,6 +82,7 @@ tk_tiff_reader *tk_tiff_reader_open(const char *path, uint64_t max_single_alloc,
     *width = reader->width;
     *height = reader->height;
     *band_rows = reader->band_rows;
+    *tile_width = reader->tiled ? reader->tile_width : 0;
     return reader;
 }
 

@@ -92,18 +92,20 @@ public final class ImageRowReader {
             }
             return
         } else if head.starts(with: [0x49, 0x49, 0x2A, 0x00]) || head.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) {
-            var bandRows: UInt32 = 0
-            guard let reader = tk_tiff_reader_open(path, UInt64(whole.maxPixels) * 4, &w, &h, &bandRows, &message, 256) else {
+            var bandRows: UInt32 = 0, tileWidth: UInt32 = 0
+            guard let reader = tk_tiff_reader_open(path, UInt64(whole.maxPixels) * 4, &w, &h, &bandRows, &tileWidth, &message, 256) else {
                 throw .file(path: path, underlying: "cannot decode TIFF: " + Self.text(message))
             }
             backend = .tiff(reader)
             width = Int(w)
             height = Int(h)
             try check(limits)
-            // One strip (the whole image when it has one) or one row of tiles is decoded at once.
-            guard whole.allows(width: Int(w), height: Int(bandRows)) else {
+            // One strip (the whole image when it has one) or one row of tiles is decoded at once,
+            // and a tile may be wider than the image.
+            let bandWidth = max(Int(w), Int(tileWidth))
+            guard whole.allows(width: bandWidth, height: Int(bandRows)) else {
                 throw .file(path: path, underlying: "its strips or tiles are \(bandRows) rows high: "
-                    + "\(Int(w)) x \(bandRows) pixels decoded at once is more than \(whole.maxPixels)")
+                    + "\(bandWidth) x \(bandRows) pixels decoded at once is more than allowed (\(whole))")
             }
             guard tk_tiff_reader_start(reader, &message, 256) == 0 else {
                 throw .file(path: path, underlying: "cannot decode TIFF: " + Self.text(message))

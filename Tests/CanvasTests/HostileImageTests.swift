@@ -172,10 +172,28 @@ func fixtureBytes(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf:
         }
     }
 
+    /// libjpeg holds a progressive JPEG whole however it is read: 20000 x 20000 passes what a
+    /// scan may stream, not what may be held whole; an 8 x 8 one reads as any other.
+    @Test func aProgressiveJPEGMustFitTheWholeImageLimit() throws {
+        expectTooLarge("jpeg-progressive-20000x20000.jpg", ImageLimits.scan.intersection(.default), 20000, 20000)
+        let reader = try ImageRowReader(path: fixture("jpeg-progressive-8x8.jpg").path)
+        var row = [UInt8](repeating: 0, count: 8 * 4)
+        for _ in 0..<8 { try row.withUnsafeMutableBufferPointer { try reader.readRow(into: $0) } }
+        #expect(try RGBAImage(decoding: fixtureBytes("jpeg-progressive-8x8.jpg")).width == 8)
+    }
+
     /// A TIFF of one 30000-row strip would decode 900 M pixels at once: refused.
     @Test func aTIFFStripLargerThanTheDefaultIsRefused() {
         let path = fixture("tiff-one-strip-30000x30000.tif").path
-        #expect(throws: CanvasError.file(path: path, underlying: "its strips or tiles are 30000 rows high: 30000 x 30000 pixels decoded at once is more than 268435456")) {
+        #expect(throws: CanvasError.file(path: path, underlying: "its strips or tiles are 30000 rows high: 30000 x 30000 pixels decoded at once is more than allowed (at most 32768 px a side and 268435456 pixels)")) {
+            try ImageRowReader(path: path, limits: .scan)
+        }
+    }
+
+    /// A tile may be wider than its image: 1048576 x 16 for a 64 px image is 16 M pixels at once.
+    @Test func aTIFFTileWiderThanAllowedIsRefused() {
+        let path = fixture("tiff-tile-1048576-wide.tif").path
+        #expect(throws: CanvasError.file(path: path, underlying: "its strips or tiles are 16 rows high: 1048576 x 16 pixels decoded at once is more than allowed (at most 32768 px a side and 268435456 pixels)")) {
             try ImageRowReader(path: path, limits: .scan)
         }
     }

@@ -8,7 +8,8 @@ usage: make-hostile-images.py [OUT_DIR] [--full-bomb]
   --full-bomb  also write png-bomb-50000x50000-full.png: the whole 312 MB of pixel data
                compressed (300 KB; for fuzz corpora, too large to commit)
 
-The JPEG and WebP seeds are 8x8 images TileKit encoded (`tilekit snapshot --size 8x8`).
+The JPEG and WebP seeds are 8x8 images TileKit encoded (`tilekit snapshot --size 8x8`), the
+progressive JPEG that one through `jpegtran -progressive`.
 """
 import os
 import random
@@ -30,6 +31,19 @@ TINY_JPEG = bytes.fromhex(
     "85868788898a92939495969798999aa2a3a4a5a6a7a8a9aab2b3b4b5b6b7b8b9bac2c3c4c5c6c7c8c9cad2d3d4d5d6d7d8d9dae2e3e4"
     "e5e6e7e8e9eaf2f3f4f5f6f7f8f9faffda000c03010002110311003f00faca8a28ac4b3fffd9")
 JPEG_SOF = 158  # FF C0 Lf(2) P(1) Y(2) X(2)
+
+# The same image made progressive (`jpegtran -progressive`): ten scans, SOF2 at byte 158.
+PROGRESSIVE_JPEG = bytes.fromhex(
+    "ffd8ffe000104a46494600010100000100010000ffdb0043000503040404030504040405050506070c08070707070f0b0b090c110f12"
+    "12110f111113161c1713141a1511111821181a1d1d1f1f1f13172224221e241c1e1f1effdb0043010505050706070e08080e1e141114"
+    "1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1effc20011"
+    "080008000803012200021101031101ffc4001500010100000000000000000000000000000007ffc40015010101000000000000000000"
+    "00000000000102ffda000c03010002100310000001ac887fffc40014100100000000000000000000000000000000ffda000801010001"
+    "05027fffc40014110100000000000000000000000000000000ffda0008010301013f017fffc400141101000000000000000000000000"
+    "00000000ffda0008010201013f017fffc40014100100000000000000000000000000000000ffda0008010100063f027fffc400141001"
+    "00000000000000000000000000000000ffda0008010100013f217fffda000c0301000200030000001007ffc400141101000000000000"
+    "00000000000000000000ffda0008010301013f107fffc40014110100000000000000000000000000000000ffda0008010201013f107f"
+    "ffc40014100100000000000000000000000000000000ffda0008010100013f107fffd9")
 
 TINY_WEBP = bytes.fromhex("524946462800000057454250565038201c0000003001009d012a08000800014026259c00037000fefc06737bdd121800")
 WEBP_VP8_SIZE = 26  # after the start code 9d 01 2a: width(2) height(2), 14 bits each
@@ -76,7 +90,11 @@ def tiff(width, height, rows_per_strip=None, tile=None, pixels=None, cut=None, c
     header = b"II*\x00" + struct.pack("<I", 8)
     blocks = []
     if pixels is None:
-        blocks = [zlib.compress(bytes(4096))]
+        if tile:
+            count = -(-width // tile[0]) * -(-height // tile[1])
+        else:
+            count = -(-height // (rows_per_strip or height))
+        blocks = [zlib.compress(bytes(4096))] * count
     elif tile:
         tw, th = tile
         for ty in range(0, height, th):
@@ -151,6 +169,10 @@ def main():
     jpeg[JPEG_SOF + 5:JPEG_SOF + 9] = struct.pack(">HH", 65000, 65000)
     files["jpeg-bomb-65000x65000.jpg"] = bytes(jpeg)
     files["jpeg-truncated.jpg"] = TINY_JPEG[:len(TINY_JPEG) - 12]
+    files["jpeg-progressive-8x8.jpg"] = PROGRESSIVE_JPEG
+    progressive = bytearray(PROGRESSIVE_JPEG)
+    progressive[JPEG_SOF + 5:JPEG_SOF + 9] = struct.pack(">HH", 20000, 20000)
+    files["jpeg-progressive-20000x20000.jpg"] = bytes(progressive)
     files["jpeg-no-frame-header.jpg"] = TINY_JPEG[:JPEG_SOF] + TINY_JPEG[JPEG_SOF + 19:]
 
     webp = bytearray(TINY_WEBP)
@@ -162,6 +184,7 @@ def main():
 
     files["tiff-bomb-200000x200000.tif"] = tiff(200000, 200000, compression=8)
     files["tiff-one-strip-30000x30000.tif"] = tiff(30000, 30000, rows_per_strip=30000, compression=8)
+    files["tiff-tile-1048576-wide.tif"] = tiff(64, 64, tile=(1048576, 16), compression=8)
     files["tiff-truncated.tif"] = tiff(64, 64, rows_per_strip=8, pixels=card, cut=8 + 200 + 64 * 3 * 40)
     files["tiff-tiled-40x24.tif"] = tiff(40, 24, tile=(16, 16), pixels=card)
     files["tiff-strips-40x24.tif"] = tiff(40, 24, rows_per_strip=5, pixels=card)
