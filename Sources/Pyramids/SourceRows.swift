@@ -87,8 +87,7 @@ public final class SourceRows: @unchecked Sendable {  // read-only while tiles a
     /// Makes rows `range` (clamped to the image) available, reading forward; going back
     /// reopens the file.
     func load(_ range: Range<Int>) throws(CanvasError) {
-        let wanted = max(0, range.lowerBound)..<min(height, range.upperBound)
-        guard !wanted.isEmpty else { return }
+        guard let wanted = clamped(range) else { return }
         if wanted.lowerBound < start {
             reader.stop()
             reader = try RowPrefetcher(path: path, limits: limits)
@@ -120,7 +119,14 @@ public final class SourceRows: @unchecked Sendable {  // read-only while tiles a
 
     /// True when every row of `range` (clamped) is in the window.
     func holds(_ range: Range<Int>) -> Bool {
-        let wanted = max(0, range.lowerBound)..<min(height, range.upperBound)
-        return wanted.isEmpty || (wanted.lowerBound >= start && wanted.upperBound <= start + count)
+        guard let wanted = clamped(range) else { return true }
+        return wanted.lowerBound >= start && wanted.upperBound <= start + count
+    }
+
+    /// The rows of `range` that are in the image; nil when none is (a range wholly above or
+    /// below it would otherwise make a range whose bounds are upside down, a trap).
+    func clamped(_ range: Range<Int>) -> Range<Int>? {
+        let lower = max(0, range.lowerBound), upper = min(height, range.upperBound)
+        return lower < upper ? lower..<upper : nil
     }
 }

@@ -96,4 +96,19 @@ func worldFile(_ name: String, filePath: String = #filePath) throws -> (text: St
             try PyramidBuilder(source: folder.appendingPathComponent("unused.png").path, georeference: g, stores: [store], options: options)
         }
     }
+
+    /// Rows wholly below the image (a tile row just past its edge) are no rows, not a trap.
+    @Test func rowsOutsideTheImageAreNone() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tilekit-rows-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("small.png").path
+        try Data(try RGBAImage(width: 16, height: 16, color: .white).encoded()).write(to: URL(fileURLWithPath: path))
+        let rows = try SourceRows(path: path)
+        try rows.load(300..<400)
+        try rows.load(-50 ..< -10)
+        #expect(rows.holds(300..<400) && rows.clamped(20..<30) == nil && rows.clamped(-5..<3) == 0..<3)
+        try rows.load(0..<16)
+        #expect(rows.holds(0..<16) && rows.pixels.count == 16 * 16 * 4)
+    }
 }
