@@ -123,6 +123,21 @@ func fixtureBytes(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf:
         }
     }
 
+    /// Each scan of a progressive JPEG is a pass over the whole image: 883 scans of a few
+    /// bytes each would cost a large image minutes. 500 is where libjpeg-turbo's tools stop.
+    @Test func aJPEGOfTooManyScansIsRefused() throws {
+        let fine = try RGBAImage(decoding: fixtureBytes("jpeg-141-scans.jpg"))
+        #expect(fine.width == 8 && fine[3, 5] == Pixel(red: 128, green: 128, blue: 128))
+        #expect(throws: CanvasError.decodeFailed(format: .jpeg, reason: "Progressive JPEG image has more than 500 scans")) {
+            try RGBAImage(decoding: fixtureBytes("jpeg-883-scans.jpg"))
+        }
+        let path = fixture("jpeg-883-scans.jpg").path
+        #expect(throws: CanvasError.file(path: path, underlying: "cannot decode JPEG: more than 500 scans (a progressive JPEG that would take too long)")) {
+            try ImageRowReader(path: path)
+        }
+        _ = try ImageRowReader(path: fixture("jpeg-141-scans.jpg").path)
+    }
+
     @Test func theSizeTheLibraryReadsMustBeTheCheckedOne() throws {
         // A second IHDR-sized lie cannot happen in PNG (libpng reads the same IHDR), but the
         // decoders still compare: here a PNG whose IHDR length field is wrong is refused by both.

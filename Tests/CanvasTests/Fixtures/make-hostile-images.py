@@ -49,6 +49,30 @@ TINY_WEBP = bytes.fromhex("524946462800000057454250565038201c0000003001009d012a0
 WEBP_VP8_SIZE = 26  # after the start code 9d 01 2a: width(2) height(2), 14 bits each
 
 
+def jpeg_scans(bands):
+    """An 8x8 grey progressive JPEG, every coefficient 0 (a flat 128 grey), written scan by
+    scan: one DC scan, then for each of the first `bands` AC coefficients a first scan at
+    Al 13 and 13 refinements down to Al 0, so 1 + 14 * bands scans. Each scan codes one
+    block as a single symbol 0 (DC difference 0, or end of block) of code "0", padded with
+    1 bits: the byte 0x7f. A valid file that costs a pass over the image per scan."""
+    def segment(marker, body):
+        return bytes([0xFF, marker]) + struct.pack(">H", len(body) + 2) + body
+    one_code = bytes([1] + [0] * 15) + b"\x00"  # one symbol, 0, with a 1-bit code
+    out = b"\xff\xd8"
+    out += segment(0xDB, b"\x00" + bytes([1] * 64))
+    out += segment(0xC2, struct.pack(">BHHB", 8, 8, 8, 1) + b"\x01\x11\x00")
+    out += segment(0xC4, b"\x00" + one_code) + segment(0xC4, b"\x10" + one_code)
+
+    def scan(ss, se, ah, al):
+        return segment(0xDA, b"\x01\x01\x00" + bytes([ss, se, ah << 4 | al])) + b"\x7f"
+    out += scan(0, 0, 0, 0)
+    for k in range(1, bands + 1):
+        out += scan(k, k, 0, 13)
+        for al in range(12, -1, -1):
+            out += scan(k, k, al + 1, al)
+    return out + b"\xff\xd9"
+
+
 def chunk(kind, data):
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
@@ -170,6 +194,8 @@ def main():
     files["jpeg-bomb-65000x65000.jpg"] = bytes(jpeg)
     files["jpeg-truncated.jpg"] = TINY_JPEG[:len(TINY_JPEG) - 12]
     files["jpeg-progressive-8x8.jpg"] = PROGRESSIVE_JPEG
+    files["jpeg-141-scans.jpg"] = jpeg_scans(10)
+    files["jpeg-883-scans.jpg"] = jpeg_scans(63)
     progressive = bytearray(PROGRESSIVE_JPEG)
     progressive[JPEG_SOF + 5:JPEG_SOF + 9] = struct.pack(">HH", 20000, 20000)
     files["jpeg-progressive-20000x20000.jpg"] = bytes(progressive)
