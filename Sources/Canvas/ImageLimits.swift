@@ -40,7 +40,8 @@ public struct ImageLimits: Hashable, Sendable, CustomStringConvertible {
     public func allows(width: Int, height: Int) -> Bool {
         guard width > 0, height > 0, width <= maxSide, height <= maxSide else { return false }
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-        return !overflow && pixels <= maxPixels
+        // Four bytes a pixel must fit an Int too, whatever a custom limit says.
+        return !overflow && pixels <= maxPixels && pixels <= Int.max / 4
     }
 
     /// Throws `imageTooLarge` (or `invalidSize` for an empty image) unless the size is allowed.

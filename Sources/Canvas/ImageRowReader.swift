@@ -87,13 +87,13 @@ public final class ImageRowReader {
             height = Int(h)
             // A progressive JPEG is buffered whole by libjpeg (about 6 bytes a pixel).
             try check(multiscan != 0 ? whole : limits)
-            guard tk_jpeg_reader_start(reader, UInt64(whole.maxPixels) * 8, &message, 256) == 0 else {
+            guard tk_jpeg_reader_start(reader, UInt64(max(0, whole.maxPixels)) * 8, &message, 256) == 0 else {
                 throw .file(path: path, underlying: "cannot decode JPEG: " + Self.text(message))
             }
             return
         } else if head.starts(with: [0x49, 0x49, 0x2A, 0x00]) || head.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) {
             var bandRows: UInt32 = 0, tileWidth: UInt32 = 0
-            guard let reader = tk_tiff_reader_open(path, UInt64(whole.maxPixels) * 4, &w, &h, &bandRows, &tileWidth, &message, 256) else {
+            guard let reader = tk_tiff_reader_open(path, UInt64(max(0, whole.maxPixels)) * 4, &w, &h, &bandRows, &tileWidth, &message, 256) else {
                 throw .file(path: path, underlying: "cannot decode TIFF: " + Self.text(message))
             }
             backend = .tiff(reader)

@@ -26,7 +26,13 @@ func fixtureBytes(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf:
     @Test func theProductCannotOverflow() throws {
         let unbounded = ImageLimits(maxSide: .max, maxPixels: .max)
         #expect(!unbounded.allows(width: 1 << 62, height: 4))
-        #expect(unbounded.allows(width: 1 << 31, height: 1 << 31))
+        #expect(unbounded.allows(width: 1 << 30, height: 1 << 30))
+        #expect(!unbounded.allows(width: 2_147_483_647, height: 2_147_483_647))  // 4.6e18 pixels: 4 bytes each overflow
+        #expect(throws: CanvasError.imageTooLarge(width: 2_147_483_647, height: 2_147_483_647, limit: unbounded)) {
+            var bytes = try fixtureBytes("png-wide-2147483647x1.png")
+            bytes[20...23] = [0x7F, 0xFF, 0xFF, 0xFF]
+            return try RGBAImage(decoding: bytes, limits: unbounded)
+        }
         #expect(throws: CanvasError.imageTooLarge(width: 1 << 62, height: 4, limit: unbounded)) { try unbounded.check(width: 1 << 62, height: 4) }
         #expect(throws: CanvasError.invalidSize(width: -1, height: 4)) { try unbounded.check(width: -1, height: 4) }
         #expect(ImageLimits.scan.intersection(.default) == ImageLimits(maxSide: 32768, maxPixels: 16384 * 16384))
