@@ -203,6 +203,16 @@ func fixtureBytes(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf:
         #expect(try RGBAImage(decoding: fixtureBytes("jpeg-progressive-8x8.jpg")).width == 8)
     }
 
+    /// A reader refused after its file was opened (the size is the library's to read) closes it.
+    @Test func refusedReadersCloseTheirFiles() throws {
+        func openFiles() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
+        let before = try openFiles()
+        for name in ["jpeg-progressive-20000x20000.jpg", "tiff-one-strip-30000x30000.tif", "tiff-tile-1048576-wide.tif", "jpeg-883-scans.jpg"] {
+            for _ in 0..<100 { _ = try? ImageRowReader(path: fixture(name).path) }
+        }
+        #expect(try openFiles() <= before + 2)
+    }
+
     /// A TIFF of one 30000-row strip would decode 900 M pixels at once: refused.
     @Test func aTIFFStripLargerThanTheDefaultIsRefused() {
         let path = fixture("tiff-one-strip-30000x30000.tif").path
