@@ -251,7 +251,8 @@ public enum Snapshotter {
     }
 
     /// Draws the base tiles under the view at the nearest whole zoom, wrapping columns
-    /// around the antimeridian.
+    /// around the antimeridian. `projection` comes from `view`, which checked it: a zoom of 0-30 and a finite origin
+    /// (at most 2^42 px), so the conversions below are of bounded numbers.
     static func drawBase(_ base: TileLayer, on canvas: Canvas, projection: MapProjection) async throws {
         let tileZoom = max(0, min(TileID.maxZoom, Int(projection.zoom.rounded())))
         let factor = pow(2, projection.zoom - Double(tileZoom))
