@@ -58,7 +58,7 @@ extension RGBAImage {
         }
         defer { tk_png_free(buffer.data) }
         guard status == 0, let data = buffer.data else {
-            throw .encodeFailed(format: .png, reason: String(cString: message))
+            throw .encodeFailed(format: .png, reason: ImageRowReader.text(message))
         }
         return Array(UnsafeBufferPointer(start: data, count: buffer.length))
     }

@@ -1,6 +1,6 @@
 import Foundation
 public import Canvas
-public import TileMath
+import TileMath
 public import Features
 
 /// Draws features onto a canvas through a projection, in the order given: polygons (with

@@ -1,6 +1,6 @@
 import Foundation
 public import Canvas
-public import TileMath
+import TileMath
 public import Features
 public import TileSources
 

@@ -1,6 +1,6 @@
 import Foundation
 public import Canvas
-public import TileMath
+import TileMath
 public import Features
 
 /// Draws an image laid on the map, warped correctly into Web Mercator: every canvas pixel
