@@ -45,9 +45,10 @@ public final class StagedStore {
     /// A tile a previous run wrote, decoded (a resumed build's parents need their children).
     public func read(_ tile: TileID) async throws -> RGBAImage? {
         guard try writer.contains(tile) else { return nil }
-        if reader == nil { reader = try TileStore.open(partialPath, scheme: kind == .folder ? scheme : nil) }
-        guard let data = try await reader!.tile(TileRequest(tile)).data else { return nil }
-        return try RGBAImage(decoding: data.bytes)
+        let source = try reader ?? TileStore.open(partialPath, scheme: kind == .folder ? scheme : nil)
+        reader = source
+        guard let data = try await source.tile(TileRequest(tile)).data else { return nil }
+        return try RGBAImage(decoding: data.bytes, limits: .tile)
     }
 
     /// Removes the partial store (a build that cannot be resumed); the final path is untouched.

@@ -22,7 +22,8 @@ enum SnapshotCommand: Command {
 
     Options:
       --size WxH            image size in CSS pixels, each 1-4096 (default: 600x400)
-      --scale N             pixel density 1-3 (default: 1)
+      --scale N             pixel density 1-3 (default: 1); the image is at most 67108864 pixels
+                            in all (4096x4096 at scale 2)
       --base SOURCE         a folder, .mbtiles, .pmtiles, URL template or map.json; none: a plain background
       --overlay FILE        GeoJSON (.geojson, .json), GPX (.gpx), KML (.kml) or plist (.plist); repeatable
       --marker M            LON,LAT with an optional colour (#rrggbb) and symbol; repeatable
