@@ -113,7 +113,7 @@ enum SplitCommand: Command {
             for tile in sidecar.range {
                 let cut = Stitching.crop(image, tile: tile, sidecar: sidecar)
                 let before = try await original?.tile(TileRequest(tile)).data
-                if let before, let decoded = try? RGBAImage(decoding: before.bytes), decoded.pixels == cut.pixels {
+                if let before, let decoded = try? RGBAImage(decoding: before.bytes, limits: .tile), decoded.pixels == cut.pixels {
                     unchanged += 1
                     // With an output store, `original` is that store and the tile is already in it;
                     // otherwise copy the stitched source's bytes.

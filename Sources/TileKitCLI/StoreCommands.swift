@@ -179,7 +179,7 @@ extension ConvertCommand {
         try TileStore.forEachTile(in: source) { tile, bytes in
             var out = bytes
             if let encoding, ImageFormat(sniffing: bytes) != encoding.format {
-                out = try RGBAImage(decoding: bytes).encoded(encoding)
+                out = try RGBAImage(decoding: bytes, limits: .tile).encoded(encoding)
             }
             try writer.write(tile, bytes: out)
             count += 1

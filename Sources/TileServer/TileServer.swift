@@ -319,7 +319,7 @@ public final class TileServer: Sendable {
                 var entry: CachedTile
                 switch result {
                 case .tile(let data):
-                    let bytes = data.format == format ? data.bytes : try RGBAImage(decoding: data.bytes).encoded(.defaults(for: format))
+                    let bytes = data.format == format ? data.bytes : try RGBAImage(decoding: data.bytes, limits: .tile).encoded(.defaults(for: format))
                     entry = CachedTile(bytes: bytes, etag: "\"" + ContentDigest(bytes).text + "\"", format: format, provenance: Self.provenance(data.provenance),
                                        freshness: data.freshness)
                     if data.freshness.isReusable { cache.set(key, entry, cost: bytes.count + 128, expiresAt: data.freshness.memoryExpiry) }
