@@ -68,6 +68,23 @@ def tiles(path):
     return pmtiles_tiles(path) if path.endswith(".pmtiles") else mbtiles_tiles(path)
 
 
+def described(path):
+    """What a store says of itself: MBTiles metadata, the PMTiles header and metadata, metadata.json."""
+    if os.path.isdir(path):
+        with open(os.path.join(path, "metadata.json"), "rb") as f:
+            return f.read()
+    if path.endswith(".pmtiles"):
+        from pmtiles.reader import MmapSource, Reader
+        with open(path, "rb") as f:
+            reader = Reader(MmapSource(f))
+            return reader.header(), reader.metadata()
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return dict(db.execute("SELECT name, value FROM metadata"))
+    finally:
+        db.close()
+
+
 def everything_in(folder):
     """Every name in a folder and below it, hidden ones included (scratch files are hidden)."""
     names = []
@@ -113,6 +130,12 @@ def make_inputs(folder, rng):
         z += 1
     db.executemany("INSERT INTO tiles VALUES (?, ?, ?, ?)", rows)
     db.commit()
+    db.close()
+    shutil.copy(source, os.path.join(folder, "mid.mbtiles"))  # 1 MB of it: its PMTiles fits a small disk once, not twice
+    db = sqlite3.connect(os.path.join(folder, "mid.mbtiles"))
+    db.execute("DELETE FROM tiles WHERE rowid > 160")
+    db.commit()
+    db.execute("VACUUM")
     db.close()
     from pmtiles.convert import mbtiles_to_pmtiles
     mbtiles_to_pmtiles(source, os.path.join(folder, "src.pmtiles"), 12)
@@ -187,6 +210,7 @@ def killed_runs(tilekit, work, inputs, server, runs, rng):
         whole = subprocess.run(command(reference_path), capture_output=True, text=True)
         duration = time.monotonic() - start
         reference = tiles(reference_path) if whole.returncode == 0 else {}
+        reference_description = described(reference_path) if whole.returncode == 0 else None
         check(f"{name}: an uninterrupted run ({len(reference)} tiles, {duration:.2f} s)", whole.returncode == 0 and len(reference) > 50, whole.stderr)
         if not reference:
             continue
@@ -204,14 +228,14 @@ def killed_runs(tilekit, work, inputs, server, runs, rng):
             except subprocess.TimeoutExpired:
                 process.send_signal(signal.SIGKILL)
                 process.wait()
-            finished = process.returncode == 0
+            # The rename into place is the moment a run finishes: killed after it (printing its
+            # summary), the store is there and whole.
+            finished = process.returncode == 0 or os.path.exists(out)
             outcomes["finished" if finished else "killed"] += 1
             where = f"run {run}, killed at {delay:.3f} s"
             left = everything_in(folder)
-            if not finished and os.path.exists(out):
-                problems.append(f"{where}: a final store exists after the kill ({left})")
             if finished and tiles(out) != reference:
-                problems.append(f"{where}: finished with other tiles than the uninterrupted run")
+                problems.append(f"{where}: a final store with other tiles than the uninterrupted run's (exit {process.returncode}; {left[:6]})")
             for store in (n for n in left if n.endswith(".mbtiles")):
                 verdict = integrity(os.path.join(folder, store))
                 if verdict != "ok":
@@ -224,12 +248,14 @@ def killed_runs(tilekit, work, inputs, server, runs, rng):
             got = tiles(out)
             if got != reference:
                 problems.append(f"{where}: the rerun has {len(got)} tiles, the uninterrupted run {len(reference)}; "
-                                f"{sum(1 for k in reference if got.get(k) != reference[k])} differ (left by the kill: {left})")
+                                f"{sum(1 for k in reference if got.get(k) != reference[k])} differ (left by the kill: {left[:6]})")
+            elif described(out) != reference_description:
+                problems.append(f"{where}: the rerun's metadata differ: {described(out)} vs {reference_description}")
             scratch = [n for n in everything_in(folder)
                        if (n != destination and not n.startswith(destination + "/")) or os.path.basename(n).startswith(".")]
             if scratch:
                 problems.append(f"{where}: scratch files after the rerun: {scratch[:6]} (left by the kill: {left[:6]})")
-        check(f"{name}: {runs} runs killed at random moments ({outcomes['killed']} killed, {outcomes['finished']} finished first): "
+        check(f"{name}: {runs} runs killed at random moments ({outcomes['killed']} killed, {outcomes['finished']} done first): "
               "no final store, intact MBTiles, a rerun gives the same tiles and no scratch", not problems, "\n    " + "\n    ".join(problems))
 
 
@@ -259,6 +285,14 @@ class SmallDisk:
             subprocess.run(["umount", "-l", self.folder])
 
 
+PAGE = 4096  # a tmpfs allocates whole pages
+
+
+def room_for(name):
+    """Free space for exactly one of a command's files (the pages it takes), measured in the roomy run."""
+    return lambda roomy: -(-os.path.getsize(os.path.join(roomy, name)) // PAGE) * PAGE
+
+
 def size_of(path):
     if os.path.isdir(path):
         return sum(os.path.getsize(os.path.join(d, n)) for d, _, files in os.walk(path) for n in files)
@@ -272,7 +306,7 @@ def full_disk(tilekit, work, inputs, server, loops):
         return
     try:
         full = disk.folder
-        src_mb, src_pm, real, image = (os.path.join(inputs, n) for n in ("src.mbtiles", "src.pmtiles", "real.mbtiles", "park.png"))
+        src_mb, src_pm, mid, real, image = (os.path.join(inputs, n) for n in ("src.mbtiles", "src.pmtiles", "mid.mbtiles", "real.mbtiles", "park.png"))
         stitched = os.path.join(inputs, "layer.png")
         made = subprocess.run([tilekit, "stitch", real, "--bbox", "-73.97,40.77,-73.96,40.775", "--zoom", "14", "-o", stitched],
                               capture_output=True, text=True)
@@ -284,39 +318,51 @@ def full_disk(tilekit, work, inputs, server, loops):
         # nothing free, half the output, and for PMTiles room for the scratch copy but not the layout
         # (staged through an MBTiles partial store when resumable: seed, pyramid).
         cases = [
-            ("convert MBTiles->MBTiles", "out.mbtiles", lambda d: [tilekit, "convert", src_mb, d], [0, 0.5]),
-            ("convert MBTiles->PMTiles", "out.pmtiles", lambda d: [tilekit, "convert", src_mb, d], [0, 0.5, 1.5]),
-            ("convert PMTiles->MBTiles", "out.mbtiles", lambda d: [tilekit, "convert", src_pm, d], [0.5]),
-            ("convert MBTiles->folder", "out", lambda d: [tilekit, "convert", src_mb, d], [0, 0.5]),
+            ("convert MBTiles->MBTiles", "out.mbtiles", lambda d: [tilekit, "convert", src_mb, d], [0, 0.1, 0.25]),
+            ("convert MBTiles->PMTiles", "out.pmtiles", lambda d: [tilekit, "convert", src_mb, d], [0, 0.1, 0.25]),
+            ("convert PMTiles->MBTiles", "out.mbtiles", lambda d: [tilekit, "convert", src_pm, d], [0.1]),
+            ("convert 1 MB to PMTiles (full while laid out)", "mid.pmtiles", lambda d: [tilekit, "convert", mid, d], [1.5]),
+            ("convert MBTiles->folder", "out", lambda d: [tilekit, "convert", src_mb, d], [0, 0.1]),
             ("seed ->MBTiles", "seed.mbtiles", lambda d: seed + [d], [0, 0.5]),
             ("seed ->PMTiles", "seed.pmtiles", lambda d: seed + [d], [0, 0.5, 1.5, 2.5]),
             ("seed ->folder", "seeds", lambda d: seed + [d], [0.5]),
             ("pyramid ->MBTiles", "park.mbtiles", lambda d: pyramid + [d], [0, 0.5]),
             ("pyramid ->PMTiles", "park.pmtiles", lambda d: pyramid + [d], [0.5, 1.5, 2.5]),
             ("pyramid ->folder", "park", lambda d: pyramid + [d], [0.5]),
-            ("stitch", "layer.png", lambda d: [tilekit, "stitch", real, "--bbox", "-73.97,40.77,-73.96,40.775", "--zoom", "14", "-o", d], [0, 0.5, 0.95]),
+            # A tmpfs gives whole 4 KB pages: room for one or two of stitch's three files, not all.
+            ("stitch", "layer.png", lambda d: [tilekit, "stitch", real, "--bbox", "-73.97,40.77,-73.96,40.775", "--zoom", "14", "-o", d], [0, PAGE, 2 * PAGE]),
             ("split", "split.mbtiles", lambda d: [tilekit, "split", stitched, "--out", d], [0, 0.5]),
             ("snapshot", "snap.png", lambda d: [tilekit, "snapshot", "--center", "-73.965,40.78", "--zoom", "15", "--size", "1024x1024",
-                                                "-o", d, "--geometry", d[:-4] + ".json"], [0, 0.5, 0.97]),
+                                                "-o", d, "--geometry", d[:-4] + ".json"], [0, 0.5, room_for("snap.png")]),
             ("sample", "sample.png", lambda d: [tilekit, "sample", "-o", d], [0, 0.5]),
         ]
         roomy = os.path.join(work, "sizes")
         for what, name, command, fractions in cases:
-            shutil.rmtree(roomy, ignore_errors=True)
-            os.makedirs(roomy)
-            measured = subprocess.run(command(os.path.join(roomy, name)), capture_output=True, text=True)
-            size = sum(size_of(os.path.join(roomy, n)) for n in os.listdir(roomy))
-            if measured.returncode != 0:
-                check(f"{what} works with room to spare", False, measured.stderr)
-                continue
+            if what.startswith("convert") and "mid" not in name:
+                size = os.path.getsize(src_mb)  # 10 MB: more than the whole disk
+            else:
+                shutil.rmtree(roomy, ignore_errors=True)
+                os.makedirs(roomy)
+                measured = subprocess.run(command(os.path.join(roomy, name)), capture_output=True, text=True)
+                size = sum(size_of(os.path.join(roomy, n)) for n in os.listdir(roomy))
+                if measured.returncode != 0:
+                    check(f"{what} works with room to spare", False, measured.stderr)
+                    continue
             for fraction in fractions:
-                free = min(int(size * fraction), 2_800_000)
+                if callable(fraction):
+                    free = fraction(roomy)
+                elif isinstance(fraction, int) and fraction > 1:
+                    free = fraction
+                else:
+                    free = min(int(size * fraction), 2_800_000)
                 disk.leave(free)
                 destination = os.path.join(full, name)
                 result = subprocess.run(command(destination), capture_output=True, text=True, timeout=120)
                 left = [n for n in os.listdir(full) if n != "filler"]
+                # Named: the destination, or the sidecar (LAYER.pgw, SNAP.json) that did not fit.
+                named = os.path.splitext(destination)[0] + ("" if name.endswith((".png", ".jpg")) else os.path.splitext(destination)[1])
                 check(f"full disk, {what} with {free // 1000} of its {size // 1000} KB free: exit 74 naming {name} and the cause, nothing left",
-                      result.returncode == 74 and destination in result.stderr and "no space left on device" in result.stderr
+                      result.returncode == 74 and named in result.stderr and "no space left on device" in result.stderr
                       and "NSCocoaErrorDomain" not in result.stderr and not left,
                       f"exit {result.returncode}: {result.stderr.strip()[-400:]}; left: {left}")
 
@@ -403,7 +449,9 @@ def main():
         inputs = os.path.join(work, "in")
         os.makedirs(inputs)
         make_inputs(inputs, rng)
+        print(f"inputs made in {time.monotonic() - started:.0f} s")
         killed_runs(tilekit, work, inputs, server, arguments.runs, rng)
+        print(f"killed runs done at {time.monotonic() - started:.0f} s")
         full_disk(tilekit, work, inputs, server, arguments.seed_loops)
     from checklib import COUNT
     print(f"crash safety: {COUNT[0] - len(FAILURES)} passed, {len(FAILURES)} failed ({time.monotonic() - started:.0f} s)")

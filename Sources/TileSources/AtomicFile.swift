@@ -75,34 +75,13 @@ public enum AtomicFile {
 
     /// Creates or truncates `path` and writes `bytes` to it; errors name `destination`.
     static func writeNew(_ bytes: [UInt8], to path: String, naming destination: String) throws(TileSourceError) {
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        let url = URL(fileURLWithPath: path)
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(bytes).write(to: url)
         } catch {
-            throw .writing(destination, error)
-        }
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-        guard fd >= 0 else { throw .unwritable(path: destination, reason: IOFailure.words(errno: errno)) }
-        var failure = bytes.withUnsafeBytes { writeAll(fd, $0) }
-        // close reports deferred write errors on some file systems (NFS): it counts too.
-        if close(fd) != 0 && failure == 0 { failure = errno }
-        if failure != 0 {
             unlink(path)
-            throw .unwritable(path: destination, reason: IOFailure.words(errno: failure))
+            throw .writing(destination, error)  // Foundation keeps the errno: its words, not its text
         }
-    }
-
-    /// Writes the whole buffer, resuming after short writes and interruptions; the errno of a failure, else 0.
-    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32 {
-        var offset = 0
-        while offset < buffer.count, let base = buffer.baseAddress {
-            let count = Glibc.write(fd, base + offset, buffer.count - offset)
-            if count < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            offset += count
-        }
-        return 0
     }
 }

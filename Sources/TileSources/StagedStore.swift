@@ -4,7 +4,8 @@ public import TileMath
 import PMTiles
 
 /// A store being built beside its final path, which only appears, whole, when `commit` (or
-/// `finish`) renames it into place: the one way TileKit writes a new store. A process killed at
+/// `finish`) renames it into place: the one way TileKit writes a new store (`AtomicFile` is
+/// the same for single files). A process killed at
 /// any moment leaves no final store, only scratch files named after the destination, which the
 /// next staged write of that destination removes (or, when resuming, continues).
 ///
@@ -13,7 +14,8 @@ import PMTiles
 ///   may resume (PMTiles is laid out whole at the end), with SQLite's `-wal`, `-shm` and
 ///   `-journal` beside it; `.NAME.partial/` for a folder `DIR/NAME`;
 /// - `PMTilesWriter`'s `.NAME.EXT.tiles.tmp` and `.NAME.EXT.tmp` while a PMTiles file is laid out;
-/// - `.NAME.partial….old`, the store being replaced while a folder is swapped into place.
+/// - the partial store's name + `.old`: the store being replaced while a folder is swapped
+///   into place (`AtomicFile.moveIntoPlace`).
 ///
 /// A write that fails (a full disk, an I/O error) discards the partial store at once: keeping
 /// it would keep the disk full. Its error is `TileSourceError.unwritable` naming the final path.
@@ -25,8 +27,9 @@ public final class StagedStore: TileStoreWriter {
     public let partialPath: String
     /// True when a partial store from an earlier run was found and is being continued.
     public let resumed: Bool
-    /// Whether a later run may continue this one (the partial store survives a kill and a
-    /// failure that is not the disk's); else dropping the store unfinished discards it.
+    /// Whether a later run may continue this one: the partial store survives a kill, and the
+    /// store dropped unfinished (a failed write still discards it). A one-shot copy (false)
+    /// dropped unfinished removes its scratch files.
     public let resumable: Bool
     /// PMTiles written straight by `PMTilesWriter` (a one-shot copy): no partial store to read.
     private let direct: Bool
@@ -169,9 +172,18 @@ public final class StagedStore: TileStoreWriter {
     /// Finishes the store and puts it in place of anything at the final path.
     public func commit(metadata: TileSetMetadata) throws {
         guard let writer else { throw TileSourceError.unwritable(path: finalPath, reason: "the store was already finished or discarded") }
+        var metadata = metadata
+        // A reader of the partial store (a resumed pyramid reads its children) would keep
+        // SQLite from leaving WAL mode: the finished file must stand alone, without -wal.
+        reader = nil
         do {
+            if metadata.format == nil && !direct {
+                // A seed resumed with every tile already present never saw one: its format is
+                // that of the tiles the killed run stored.
+                try writer.checkpoint()
+                metadata.format = storedFormat()
+            }
             try writer.finish(metadata: metadata)
-            reader = nil
             self.writer = nil  // closed before it is renamed or read
             switch kind {
             case .mbtiles, .folder:
@@ -190,6 +202,18 @@ public final class StagedStore: TileStoreWriter {
         }
         finished = true
         Self.removeLeftovers(of: finalPath, kind: kind, keepingPartial: false)
+    }
+
+    /// The format of the first tile in the partial store, if it has one.
+    private func storedFormat() -> ImageFormat? {
+        struct Found: Error { let format: ImageFormat? }
+        guard let source = try? TileStore.open(partialPath, scheme: kind == .folder ? scheme : nil) else { return nil }
+        do {
+            try TileStore.forEachTile(in: source) { _, bytes in throw Found(format: ImageFormat(sniffing: bytes)) }
+        } catch let found as Found {
+            return found.format
+        } catch {}
+        return nil
     }
 
     /// A failed write: everything staged goes (see the type's comment), and the error names

@@ -79,10 +79,35 @@ extension TileStore {
             return try StagedStore(path: path, kind: kind, scheme: scheme, format: format, resume: resume, resumable: resume)
         }
         do {
-            return try TileStore.writer(path, kind: try TileStoreKind(path: path), scheme: scheme, fileExtension: format.fileExtension)
+            let existing = try TileStore.open(path, scheme: scheme).metadata
+            let writer = try TileStore.writer(path, kind: try TileStoreKind(path: path), scheme: scheme, fileExtension: format.fileExtension)
+            return AddingWriter(writer, existing: existing)
         } catch {
             if case .corrupt = error { throw error }
             throw .writing(path, error)
         }
+    }
+}
+
+/// An existing store taking more tiles: what the run did not learn (the format, when every
+/// tile was already there) is kept from the store, which a PMTiles file would otherwise lose
+/// when it is laid out anew.
+final class AddingWriter: TileStoreWriter {
+    let writer: any TileStoreWriter
+    let existing: TileSetMetadata
+
+    init(_ writer: any TileStoreWriter, existing: TileSetMetadata) {
+        self.writer = writer
+        self.existing = existing
+    }
+
+    func write(_ tile: TileID, bytes: [UInt8]) throws { try writer.write(tile, bytes: bytes) }
+    func contains(_ tile: TileID) throws -> Bool { try writer.contains(tile) }
+    func checkpoint() throws { try writer.checkpoint() }
+
+    func finish(metadata: TileSetMetadata) throws {
+        var metadata = metadata
+        metadata.format = metadata.format ?? existing.format
+        try writer.finish(metadata: metadata)
     }
 }
