@@ -105,7 +105,8 @@ enum ConvertCommand: Command {
     Copies every tile of SRC (a folder, .mbtiles or .pmtiles) into DST, whose kind follows
     its name: a path ending in .mbtiles or .pmtiles is a file, anything else a folder.
     Tiles are re-encoded only when --format differs from theirs. DST is written beside its
-    final name and renamed into place at the end: an interrupted run leaves no half store.
+    final name and renamed into place at the end: an interrupted run leaves no half store,
+    and the next run removes what it left. A full disk is exit 74, with nothing left behind.
 
     Options:
       --scheme xyz|tms         row order of a DST folder (default: xyz; MBTiles is always TMS)

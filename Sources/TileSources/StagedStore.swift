@@ -53,6 +53,7 @@ public final class StagedStore: TileStoreWriter {
         let exists = !direct && FileManager.default.fileExists(atPath: partialPath)
         resumed = exists && resume
         Self.removeLeftovers(of: path, kind: self.kind, keepingPartial: resumed)
+        if resumed && self.kind == .folder { Self.removeTileScratch(in: partialPath) }
         do {
             let parent = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
@@ -103,6 +104,18 @@ public final class StagedStore: TileStoreWriter {
             try? FileManager.default.removeItem(atPath: scratch)
         }
         for legacy in legacyLeftovers(of: path) { try? FileManager.default.removeItem(atPath: legacy) }
+    }
+
+    /// The `.ROW.EXT.tmp` files of tiles a killed run was writing into a partial folder
+    /// (`AtomicFile`'s scratch files), before the folder is continued and put in place.
+    static func removeTileScratch(in folder: String) {
+        guard let walk = FileManager.default.enumerator(atPath: folder) else { return }
+        for case let relative as String in walk {
+            let name = URL(fileURLWithPath: relative).lastPathComponent
+            if name.hasPrefix(".") && name.hasSuffix(".tmp") {
+                try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: folder).appendingPathComponent(relative).path)
+            }
+        }
     }
 
     /// Scratch files of TileKit before 0.2, named with a process id and so never found again:

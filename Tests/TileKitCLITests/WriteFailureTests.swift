@@ -143,6 +143,20 @@ import TileSources
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["copy.\(kind)"], "\(kind)")
             try FileManager.default.removeItem(atPath: out)
         }
+        // A folder continued after a kill: the tile file it was writing does not come along.
+        let tiles = directory.appendingPathComponent("tiles").path
+        do {
+            let store = try StagedStore(path: tiles, format: .png, resume: false)
+            try store.write(tile, bytes: bytes)
+        }
+        let partial = StagedStore.partialPath(for: tiles, kind: .folder)
+        _ = FileManager.default.createFile(atPath: partial + "/3/2/.1.png.tmp", contents: Data(bytes.prefix(10)))
+        let resumed = try StagedStore(path: tiles, format: .png, resume: true)
+        #expect(resumed.resumed)
+        try resumed.commit(metadata: TileSetMetadata(name: "tiles", format: .png, minZoom: 3, maxZoom: 3))
+        let files = FileManager.default.enumerator(atPath: tiles)?.compactMap { $0 as? String } ?? []
+        #expect(Set(files) == ["3", "3/2", "3/2/1.png", "metadata.json"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["tiles"])
     }
 }
 
