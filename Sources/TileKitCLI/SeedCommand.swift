@@ -16,10 +16,10 @@ enum SeedCommand: Command {
     Fetches every tile covering the box at each zoom into STORE (a folder, .mbtiles or
     .pmtiles). Tiles STORE already has are skipped, so running the same command again
     resumes an interrupted seed. A new STORE is built hidden beside its name and appears
-    when the seed ends; an existing one takes the new tiles as they come. Requests are polite: an identifying User-Agent, a limit
-    on concurrent requests and on requests per second, retries with backoff on 5xx and
-    network errors, none on 4xx. Tile servers have usage policies (OpenStreetMap's forbids
-    bulk downloading): seed only what you may.
+    when the seed ends; an existing one takes the new tiles as they come. Requests are
+    polite: an identifying User-Agent, a limit on concurrent requests and on requests per
+    second, retries with backoff on 5xx and network errors, none on 4xx. Tile servers have
+    usage policies (OpenStreetMap's forbids bulk downloading): seed only what you may.
 
     Options:
       --source S          a URL template ({z} {x} {y} {s} {r} {-y} {q} and --var keys), a store, or a
