@@ -4,7 +4,7 @@ SWIFT ?= swift
 TILEKIT_RELEASE := .build/release/tilekit
 TILEKIT_DEBUG := .build/debug/tilekit
 
-.PHONY: all deps test-deps build demo test bench fixtures clean
+.PHONY: all deps test-deps build demo test crash-check bench fixtures clean
 
 all: build
 
@@ -42,8 +42,17 @@ test: deps test-deps
 	python3 scripts/check-graceful-stop.py $(TILEKIT_RELEASE)
 	python3 scripts/check-starvation.py $(TILEKIT_RELEASE)
 	python3 scripts/check-pyramid.py $(TILEKIT_RELEASE)
+	python3 scripts/check-crash-safety.py $(TILEKIT_RELEASE)
 	python3 scripts/check-examples.py $(TILEKIT_RELEASE)
 	$(SWIFT) test --skip-build
+
+# kill -9 at 20 random moments of each writing command (make test kills each twice), and
+# the full-disk checks. Not part of `make test`: a few minutes. CRASH_SEED picks the moments.
+CRASH_RUNS ?= 20
+CRASH_SEED ?= 11
+crash-check: deps test-deps
+	$(SWIFT) build -c release --product tilekit
+	python3 scripts/check-crash-safety.py $(TILEKIT_RELEASE) --runs $(CRASH_RUNS) --seed $(CRASH_SEED)
 
 # Regenerates the committed mercantile/geographiclib fixture (seeded: same output).
 fixtures: test-deps

@@ -81,7 +81,7 @@ enum PyramidCommand: Command {
             stores.append(try StagedStore(path: out, scheme: scheme, format: format, resume: arguments.flag("resume")))
             if options.retina { stores.append(try StagedStore(path: retinaPath(out), scheme: scheme, format: format, resume: arguments.flag("resume"))) }
         } catch {
-            throw .usage("\(out): \(error.description)")
+            throw CLIError(error)
         }
         let builder: PyramidBuilder
         do {
@@ -107,7 +107,8 @@ enum PyramidCommand: Command {
         } catch let error as PyramidError {
             throw .data(error.description)
         } catch {
-            throw .io("\(out): \(error) (the partial store is kept: run again with --resume)")
+            for store in stores { store.discard() }  // a failed write must not leave the disk full
+            throw CLIError(error, .writing, out)
         }
         let seconds = (clock.now - start).seconds
         if arguments.flag("json") {

@@ -98,16 +98,15 @@ enum SnapshotCommand: Command {
                                           features: features, attribution: attribution)
             options.images = images
             snapshot = try await Snapshotter.render(options)
-            try AtomicFile.write(try snapshot.image.encoded(.defaults(for: format)), to: output)
+            // The image and its geometry together: a full disk leaves neither.
+            let geometry: [(path: String, bytes: [UInt8])] = arguments.values["geometry"].map { [($0, [UInt8](snapshot.geometryJSON) + [10])] } ?? []
+            try AtomicFile.write(files: [(output, try snapshot.image.encoded(.defaults(for: format)))] + geometry)
         } catch let error as CLIError {
             throw error
         } catch let error as SnapshotError {
             throw .usage(error.description)
         } catch {
             throw .failure("\(error)")
-        }
-        if let geometryPath = arguments.values["geometry"] {
-            try AtomicFile.write(Array(snapshot.geometryJSON) + [10], to: geometryPath)
         }
         io.write(output)
     }

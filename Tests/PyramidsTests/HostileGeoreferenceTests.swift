@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Canvas
 import TileMath
+import TileSources  // StagedStore
 @testable import Pyramids
 
 /// A hostile world file of issue 11, committed under Fixtures/.
