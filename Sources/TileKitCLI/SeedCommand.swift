@@ -34,7 +34,7 @@ enum SeedCommand: Command {
       --var NAME=VALUE    a value for {NAME} in the template; repeatable
       --scale N           pixel density: 2 asks {r} for @2x tiles (default: 1)
       --retries N         retries after a 5xx or network error (default: 3)
-      --timeout SECONDS   per request (default: 10)
+      --timeout SECONDS   per request, 0.001-3600 (default: 10)
       --max-tiles N       refuse regions larger than this (default: 10000)
       --dry-run           print the tile count and an estimated size (from 3 sampled tiles), fetch nothing else
       --quiet             no progress bar
@@ -118,7 +118,7 @@ enum SeedCommand: Command {
         options.requestsPerSecondPerHost = rate
         options.retries = try Parse.count(arguments.values["retries"] ?? "3", "retries", 0...10)
         let timeout = try Parse.number(arguments.values["timeout"] ?? "10", "timeout")
-        guard timeout > 0 else { throw .usage("timeout \(timeout) must be above 0") }
+        guard (0.001...3600).contains(timeout) else { throw .usage("timeout \(timeout) is outside 0.001-3600 seconds") }
         options.timeout = .milliseconds(Int(timeout * 1000))
         do {
             let template = try URLTemplate(text, subdomains: URLTemplate.subdomains(arguments.values["subdomains"] ?? "abc"), variables: variables)
