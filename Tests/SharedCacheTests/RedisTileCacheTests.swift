@@ -78,7 +78,7 @@ struct RedisTileCacheTests {
             try await Task.sleep(for: .milliseconds(20))
             value = await cache.get(key: "short")
         }
-        #expect(value == nil, "still there 10 s after a 300 ms TTL")
+        #expect(value == nil, "still there 10 s after a 2.5 s TTL")
         #expect(ContinuousClock.now - stored >= .milliseconds(2_490))
         // A TTL under a millisecond stores nothing (a max-age of 0 is not cacheable).
         await cache.set(key: "zero", bytes: [1], ttl: .zero)
