@@ -4,7 +4,7 @@ SWIFT ?= swift
 TILEKIT_RELEASE := .build/release/tilekit
 TILEKIT_DEBUG := .build/debug/tilekit
 
-.PHONY: all deps test-deps build demo test bench fixtures clean
+.PHONY: all deps test-deps build demo test crash-check bench fixtures clean
 
 all: build
 
@@ -38,10 +38,22 @@ test: deps test-deps
 	python3 scripts/check-cli-against-mercantile.py $(TILEKIT_RELEASE)
 	bash scripts/check-interop.sh $(TILEKIT_RELEASE)
 	python3 scripts/check-server.py $(TILEKIT_RELEASE)
+	python3 scripts/check-http-strict.py $(TILEKIT_RELEASE)
+	python3 scripts/check-graceful-stop.py $(TILEKIT_RELEASE)
+	python3 scripts/check-starvation.py $(TILEKIT_RELEASE)
 	python3 scripts/check-pmtiles-http.py $(TILEKIT_RELEASE)
 	python3 scripts/check-pyramid.py $(TILEKIT_RELEASE)
+	python3 scripts/check-crash-safety.py $(TILEKIT_RELEASE)
 	python3 scripts/check-examples.py $(TILEKIT_RELEASE)
 	$(SWIFT) test --skip-build
+
+# kill -9 at 20 random moments of each writing command (make test kills each twice), and
+# the full-disk checks. Not part of `make test`: a few minutes. CRASH_SEED picks the moments.
+CRASH_RUNS ?= 20
+CRASH_SEED ?= 11
+crash-check: deps test-deps
+	$(SWIFT) build -c release --product tilekit
+	python3 scripts/check-crash-safety.py $(TILEKIT_RELEASE) --runs $(CRASH_RUNS) --seed $(CRASH_SEED)
 
 # Regenerates the committed mercantile/geographiclib fixture (seeded: same output).
 fixtures: test-deps
@@ -55,6 +67,7 @@ bench: deps
 	bash scripts/install-deps.sh nginx-light python3-mapnik wrk gdal-bin libvips-tools
 	python3 -c "import PIL, mapproxy, pmtiles, staticmap, staticmaps, gunicorn, mercantile, numpy" 2>/dev/null || python3 -m pip install -q --disable-pip-version-check pillow mapproxy==7.0.0 pmtiles==3.8.1 staticmap==0.5.7 py-staticmaps==0.4.0 gunicorn==23.0.0 mercantile==1.2.1 numpy==2.4.6
 	python3 scripts/bench.py
+	python3 scripts/soak.py $(TILEKIT_RELEASE) --minutes 10
 
 clean:
 	rm -rf .build out

@@ -32,6 +32,7 @@ let package = Package(
         // No pkgConfig: hiredis.pc adds -D_FILE_OFFSET_BITS=64, a flag SwiftPM refuses with a
         // warning (hiredis' structs hold no off_t); shim.h includes <hiredis/hiredis.h>.
         .systemLibrary(name: "CHiredis", path: "Sources/CHiredis", providers: [.apt(["libhiredis-dev"])]),
+        cLibrary("CXML2", pkgConfig: "libxml-2.0", apt: "libxml2-dev"),
         // Small C targets where Swift cannot call the API directly.
         .target(name: "CPNGCodec", dependencies: ["CPNG"]),  // libpng's setjmp error handling
         .target(name: "CJPEGReader", dependencies: ["CJPEG"]),  // libjpeg's setjmp error handling, scanline reads
@@ -49,7 +50,7 @@ let package = Package(
         // PMTiles v3 files: Hilbert ids, directories, leaves, run-length dedup.
         .target(name: "PMTiles", dependencies: ["TileMath", "Compression"]),
         // Features from GeoJSON, GPX, KML and plist files.
-        .target(name: "Features", dependencies: ["TileMath", "Canvas"]),
+        .target(name: "Features", dependencies: ["TileMath", "Canvas", "CXML2"]),
         // Tile sources, layers (zooms, bounds, overzoom, fallback) and composition.
         .target(name: "TileSources", dependencies: ["TileMath", "Canvas", "MBTiles", "PMTiles"]),
         // Drawing features into tiles and images.
@@ -76,17 +77,17 @@ let package = Package(
         .executableTarget(name: "tilekit-bench", dependencies: ["Canvas", "TileMath", "TileSources", "Features", "Rendering"], path: "Sources/TileKitBench"),
 
         .testTarget(name: "TileMathTests", dependencies: ["TileMath"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "CanvasTests", dependencies: ["Canvas", "TileMath"], exclude: ["Goldens"]),
+        .testTarget(name: "CanvasTests", dependencies: ["Canvas", "TileMath"], exclude: ["Goldens", "Fixtures"]),
         // The fault-injecting tile server (scripts/test-tile-server.py) for network tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "TileSourcesTests", dependencies: ["TileSources", "TileMath", "Canvas", "MBTiles", "PMTiles", "Compression", "TestSupport"],
                     exclude: ["Hostile"]),
-        .testTarget(name: "FeaturesTests", dependencies: ["Features", "TileMath", "Canvas"]),
+        .testTarget(name: "FeaturesTests", dependencies: ["Features", "TileMath", "Canvas"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Features", "TileSources", "TileMath", "Canvas"], exclude: ["Goldens"]),
         .testTarget(name: "TileKitCLITests", dependencies: ["TileKitCLI", "TileMath", "TileSources", "MBTiles", "TestSupport"]),
         .testTarget(name: "TileServerTests", dependencies: ["TileServer", "MapProjects", "HTTPServer", "TileSources", "TileMath", "Canvas", "SharedCache", "TestSupport"]),
-        .testTarget(name: "PyramidsTests", dependencies: ["Pyramids", "Canvas", "TileMath", "TileSources"]),
-        .testTarget(name: "GameTests", dependencies: ["Game", "TileMath"]),
+        .testTarget(name: "PyramidsTests", dependencies: ["Pyramids", "Canvas", "TileMath", "TileSources"], exclude: ["Fixtures"]),
+        .testTarget(name: "GameTests", dependencies: ["Game", "TileMath"], exclude: ["Fixtures"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "SharedCacheTests", dependencies: ["SharedCache", "TileMath", "TestSupport"]),
         .testTarget(name: "CLibrariesTests", dependencies: ["CSQLite", "CMicroHTTPDShim", "CMicroHTTPD"]),

@@ -194,7 +194,7 @@ def main():
         if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=300k", "tmpfs", tiny], capture_output=True).returncode == 0:
             try:
                 full_disk = run(tilekit, "pyramid", "park.png", "--bounds", BOUNDS, "--out", os.path.join(tiny, "park.mbtiles"), "--quiet", cwd=d)
-                check("a full disk: exit 74 with the reason, no final store", full_disk.returncode == 74 and "full" in full_disk.stderr
+                check("a full disk: exit 74 with the reason, no final store", full_disk.returncode == 74 and "no space left on device" in full_disk.stderr
                       and not os.path.exists(os.path.join(tiny, "park.mbtiles")), full_disk.stderr)
             finally:
                 subprocess.run(["umount", tiny])

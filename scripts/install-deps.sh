@@ -19,6 +19,7 @@ REQUIRED=(
   "libjpeg62-turbo-dev:libjpeg"
   "libtiff-dev:libtiff-4"
   "libhiredis-dev:hiredis"
+  "libxml2-dev:libxml-2.0"
   "libjs-leaflet:-"
 )
 for extra in "$@"; do REQUIRED+=("$extra:-"); done

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <setjmp.h>
+#include <limits.h>
 #include <jpeglib.h>
 
 struct tk_error_manager {
@@ -16,6 +17,7 @@ struct tk_jpeg_reader {
     FILE *file;
     struct jpeg_decompress_struct info;
     struct tk_error_manager errors;
+    struct jpeg_progress_mgr progress;
     int started;
 };
 
@@ -35,7 +37,24 @@ static void tk_jpeg_warning(j_common_ptr info, int level) {
     }
 }
 
-tk_jpeg_reader *tk_jpeg_reader_open(const char *path, uint32_t *width, uint32_t *height, char *error, size_t error_size) {
+/* A progressive file may hold any number of scans, each a pass over the whole image: a
+   few hundred bytes of scans can cost minutes. libjpeg-turbo's own tools stop at 500
+   (djpeg -maxscans, TurboJPEG's TJFLAG_LIMITSCANS); so does TileKit. */
+enum { TK_JPEG_MAX_SCANS = 500 };
+
+static void tk_jpeg_progress(j_common_ptr info) {
+    if (info->is_decompressor) {
+        j_decompress_ptr decompress = (j_decompress_ptr)info;
+        if (decompress->input_scan_number > TK_JPEG_MAX_SCANS) {
+            struct tk_error_manager *errors = (struct tk_error_manager *)info->err;
+            snprintf(errors->message, sizeof errors->message, "more than %d scans (a progressive JPEG that would take too long)", TK_JPEG_MAX_SCANS);
+            longjmp(errors->jump, 1);
+        }
+    }
+}
+
+tk_jpeg_reader *tk_jpeg_reader_open(const char *path, uint32_t *width, uint32_t *height, int *multiscan,
+                                    char *error, size_t error_size) {
     tk_jpeg_reader *reader = calloc(1, sizeof *reader);
     if (!reader) { snprintf(error, error_size, "out of memory"); return NULL; }
     reader->file = fopen(path, "rb");
@@ -50,14 +69,31 @@ tk_jpeg_reader *tk_jpeg_reader_open(const char *path, uint32_t *width, uint32_t 
         return NULL;
     }
     jpeg_create_decompress(&reader->info);
+    reader->progress.progress_monitor = tk_jpeg_progress;
+    reader->info.progress = &reader->progress;
     jpeg_stdio_src(&reader->info, reader->file);
     jpeg_read_header(&reader->info, TRUE);
+    *width = reader->info.image_width;
+    *height = reader->info.image_height;
+    *multiscan = jpeg_has_multiple_scans(&reader->info) ? 1 : 0;
+    return reader;
+}
+
+int tk_jpeg_reader_start(tk_jpeg_reader *reader, uint64_t max_memory, char *error, size_t error_size) {
+    if (setjmp(reader->errors.jump)) {
+        snprintf(error, error_size, "%s", reader->errors.message);
+        return -1;
+    }
+    reader->info.mem->max_memory_to_use = max_memory > (uint64_t)LONG_MAX ? LONG_MAX : (long)max_memory;
     reader->info.out_color_space = JCS_EXT_RGBA;  // libjpeg-turbo: RGBA out, whatever the file holds
     jpeg_start_decompress(&reader->info);
     reader->started = 1;
-    *width = reader->info.output_width;
-    *height = reader->info.output_height;
-    return reader;
+    if (reader->info.output_width != reader->info.image_width || reader->info.output_height != reader->info.image_height) {
+        snprintf(error, error_size, "libjpeg decodes %ux%u of a %ux%u image", reader->info.output_width, reader->info.output_height,
+                 reader->info.image_width, reader->info.image_height);
+        return -1;
+    }
+    return 0;
 }
 
 int tk_jpeg_reader_row(tk_jpeg_reader *reader, uint8_t *rgba, char *error, size_t error_size) {

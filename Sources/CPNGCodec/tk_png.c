@@ -73,8 +73,8 @@ int tk_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t
     return 0;
 }
 
-int tk_png_decode(const uint8_t *data, size_t length, uint8_t **pixels,
-                  uint32_t *width, uint32_t *height, char *error, size_t error_size) {
+int tk_png_decode(const uint8_t *data, size_t length, uint32_t expected_width, uint32_t expected_height,
+                  uint8_t *pixels, size_t pixels_size, char *error, size_t error_size) {
     // The simplified API keeps its own setjmp inside libpng and reports by message.
     png_image image;
     memset(&image, 0, sizeof image);
@@ -83,23 +83,24 @@ int tk_png_decode(const uint8_t *data, size_t length, uint8_t **pixels,
         snprintf(error, error_size, "%s", image.message);
         return -1;
     }
+    if (image.width != expected_width || image.height != expected_height) {
+        snprintf(error, error_size, "libpng reads %ux%u where the header says %ux%u", image.width, image.height,
+                 expected_width, expected_height);
+        png_image_free(&image);
+        return -1;
+    }
+    // Computed in size_t: libpng's PNG_IMAGE_SIZE is 32-bit arithmetic.
+    if (pixels_size != (size_t)image.width * image.height * 4) {
+        snprintf(error, error_size, "a buffer of %zu bytes for %ux%u pixels", pixels_size, image.width, image.height);
+        png_image_free(&image);
+        return -1;
+    }
     image.format = PNG_FORMAT_RGBA;
-    size_t size = PNG_IMAGE_SIZE(image);
-    uint8_t *buffer = malloc(size ? size : 1);
-    if (!buffer) {
-        png_image_free(&image);
-        snprintf(error, error_size, "out of memory for %ux%u image", image.width, image.height);
-        return -1;
-    }
-    if (!png_image_finish_read(&image, NULL, buffer, 0, NULL)) {
+    if (!png_image_finish_read(&image, NULL, pixels, 0, NULL)) {
         snprintf(error, error_size, "%s", image.message);
-        free(buffer);
         png_image_free(&image);
         return -1;
     }
-    *pixels = buffer;
-    *width = image.width;
-    *height = image.height;
     return 0;
 }
 
@@ -142,6 +143,8 @@ tk_png_reader *tk_png_reader_open(const char *path, uint32_t *width, uint32_t *h
     png_init_io(reader->png, reader->file);
     png_set_sig_bytes(reader->png, 8);
     png_read_info(reader->png, reader->info);
+    *width = png_get_image_width(reader->png, reader->info);
+    *height = png_get_image_height(reader->png, reader->info);
     if (png_get_interlace_type(reader->png, reader->info) != PNG_INTERLACE_NONE) {
         *interlaced = 1;
         snprintf(error, error_size, "interlaced");
@@ -149,15 +152,21 @@ tk_png_reader *tk_png_reader_open(const char *path, uint32_t *width, uint32_t *h
         fclose(reader->file); free(reader);
         return NULL;
     }
+    return reader;
+}
+
+int tk_png_reader_start(tk_png_reader *reader, char *error, size_t error_size) {
+    if (setjmp(png_jmpbuf(reader->png))) {
+        snprintf(error, error_size, "%s", reader->message);
+        return -1;
+    }
     // Whatever the file holds becomes 8-bit straight RGBA.
     png_set_expand(reader->png);
     png_set_strip_16(reader->png);
     png_set_gray_to_rgb(reader->png);
     png_set_add_alpha(reader->png, 0xff, PNG_FILLER_AFTER);
     png_read_update_info(reader->png, reader->info);
-    *width = png_get_image_width(reader->png, reader->info);
-    *height = png_get_image_height(reader->png, reader->info);
-    return reader;
+    return 0;
 }
 
 int tk_png_reader_row(tk_png_reader *reader, uint8_t *rgba, char *error, size_t error_size) {

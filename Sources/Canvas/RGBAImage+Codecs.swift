@@ -4,21 +4,22 @@ internal import CTurboJPEG
 internal import CWebP
 
 extension RGBAImage {
-    /// Decodes PNG, JPEG or WebP bytes, recognised by their signature.
-    public init(decoding data: some Collection<UInt8>) throws(CanvasError) {
+    /// Decodes PNG, JPEG or WebP bytes, recognised by their signature. The size the image
+    /// declares is checked against `limits` before any pixel is allocated (`.tile` for
+    /// tiles from an upstream or a store); a truncated or damaged image is an error.
+    public init(decoding data: some Collection<UInt8>, limits: ImageLimits = .default) throws(CanvasError) {
         let bytes = Array(data)
-        guard let format = ImageFormat(sniffing: bytes) else {
-            throw .unknownFormat(firstBytes: bytes.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ").ifEmpty("nothing"))
-        }
-        switch format {
-        case .png: self = try Self.decodePNG(bytes)
-        case .jpeg: self = try Self.decodeJPEG(bytes)
-        case .webp: self = try Self.decodeWebP(bytes)
+        let header = try ImageHeader(sniffing: bytes)
+        try header.check(limits)
+        switch header.format {
+        case .png: self = try Self.decodePNG(bytes, header)
+        case .jpeg: self = try Self.decodeJPEG(bytes, header)
+        case .webp: self = try Self.decodeWebP(bytes, header)
         }
     }
 
     /// Reads and decodes an image file; errors name the path.
-    public init(contentsOf url: URL) throws(CanvasError) {
+    public init(contentsOf url: URL, limits: ImageLimits = .default) throws(CanvasError) {
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -26,7 +27,7 @@ extension RGBAImage {
             throw .file(path: url.path, underlying: (error as NSError).localizedDescription)
         }
         do {
-            try self.init(decoding: data)
+            try self.init(decoding: data, limits: limits)
         } catch {
             throw .file(path: url.path, underlying: error.description)
         }
@@ -57,7 +58,7 @@ extension RGBAImage {
         }
         defer { tk_png_free(buffer.data) }
         guard status == 0, let data = buffer.data else {
-            throw .encodeFailed(format: .png, reason: String(cString: message))
+            throw .encodeFailed(format: .png, reason: ImageRowReader.text(message))
         }
         return Array(UnsafeBufferPointer(start: data, count: buffer.length))
     }
@@ -76,17 +77,27 @@ extension RGBAImage {
         return rgb
     }
 
-    private static func decodePNG(_ bytes: [UInt8]) throws(CanvasError) -> RGBAImage {
-        var pixels: UnsafeMutablePointer<UInt8>?
-        var width: UInt32 = 0, height: UInt32 = 0
+    private static func decodePNG(_ bytes: [UInt8], _ header: ImageHeader) throws(CanvasError) -> RGBAImage {
         var message = [CChar](repeating: 0, count: 256)
-        let status = tk_png_decode(bytes, bytes.count, &pixels, &width, &height, &message, message.count)
-        defer { tk_png_free(pixels) }
-        guard status == 0, let pixels, width > 0, height > 0 else {
-            throw .decodeFailed(format: .png, reason: String(cString: message))
+        // Sizes were checked against the limits (and are at most 2^31 - 1 each).
+        let pixels = decodeInto(count: header.width * header.height * 4) { buffer in
+            tk_png_decode(bytes, bytes.count, UInt32(header.width), UInt32(header.height), buffer.baseAddress, buffer.count,
+                          &message, message.count) == 0
         }
-        return RGBAImage(width: Int(width), height: Int(height),
-                         pixels: Array(UnsafeBufferPointer(start: pixels, count: Int(width) * Int(height) * 4)))
+        guard let pixels else { throw .decodeFailed(format: .png, reason: ImageRowReader.text(message)) }
+        return RGBAImage(width: header.width, height: header.height, pixels: pixels)
+    }
+
+    /// `count` bytes filled by `decode`, or nil when it fails. The buffer is not cleared first:
+    /// a bomb that passes the limits but whose data ends early costs the pages written, not
+    /// all of them.
+    static func decodeInto(count: Int, _ decode: (UnsafeMutableBufferPointer<UInt8>) -> Bool) -> [UInt8]? {
+        var succeeded = false
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            succeeded = decode(buffer)
+            initialized = succeeded ? count : 0  // bytes are trivial: nothing to clean up
+        }
+        return succeeded ? pixels : nil
     }
 
     // MARK: JPEG (libjpeg-turbo's TurboJPEG API)
@@ -109,25 +120,30 @@ extension RGBAImage {
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))
     }
 
-    private static func decodeJPEG(_ bytes: [UInt8]) throws(CanvasError) -> RGBAImage {
+    private static func decodeJPEG(_ bytes: [UInt8], _ header: ImageHeader) throws(CanvasError) -> RGBAImage {
         guard let handle = tjInitDecompress() else { throw .decodeFailed(format: .jpeg, reason: "tjInitDecompress failed") }
         defer { tjDestroy(handle) }
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
         var mutableBytes = bytes
-        let header = tjDecompressHeader3(handle, &mutableBytes, UInt(bytes.count), &width, &height, &subsampling, &colorspace)
-        guard header == 0, width > 0, height > 0 else {
-            throw .decodeFailed(format: .jpeg, reason: String(cString: tjGetErrorStr2(handle)))
-        }
-        var pixels = [UInt8](repeating: 0, count: Int(width) * Int(height) * 4)
-        let status = pixels.withUnsafeMutableBufferPointer { dst in
-            tjDecompress2(handle, &mutableBytes, UInt(bytes.count), dst.baseAddress, width, width * 4, height,
-                          Int32(TJPF_RGBA.rawValue), 0)
-        }
-        // A truncated file decodes with a warning (grey rows at the bottom): that is an error here.
+        let status = tjDecompressHeader3(handle, &mutableBytes, UInt(bytes.count), &width, &height, &subsampling, &colorspace)
         guard status == 0 else {
             throw .decodeFailed(format: .jpeg, reason: String(cString: tjGetErrorStr2(handle)))
         }
-        return RGBAImage(width: Int(width), height: Int(height), pixels: pixels)
+        // TurboJPEG's own reading is what it will allocate for: it must be the checked size.
+        guard Int(width) == header.width, Int(height) == header.height else {
+            throw .decodeFailed(format: .jpeg, reason: "TurboJPEG reads \(width)x\(height) where the frame header says \(header.width)x\(header.height)")
+        }
+        // LIMITSCANS: a progressive file of thousands of scans is refused, not decoded for minutes.
+        let flags = Int32(TJFLAG_LIMITSCANS)
+        let pixels = decodeInto(count: header.width * header.height * 4) { dst in
+            tjDecompress2(handle, &mutableBytes, UInt(bytes.count), dst.baseAddress, width, width * 4, height,
+                          Int32(TJPF_RGBA.rawValue), flags) == 0
+        }
+        // A truncated file decodes with a warning (grey rows at the bottom): that is an error here.
+        guard let pixels else {
+            throw .decodeFailed(format: .jpeg, reason: String(cString: tjGetErrorStr2(handle)))
+        }
+        return RGBAImage(width: header.width, height: header.height, pixels: pixels)
     }
 
     // MARK: WebP (libwebp's advanced API, for the method setting)
@@ -163,14 +179,22 @@ extension RGBAImage {
         return Array(UnsafeBufferPointer(start: mem, count: writer.size))
     }
 
-    private static func decodeWebP(_ bytes: [UInt8]) throws(CanvasError) -> RGBAImage {
+    private static func decodeWebP(_ bytes: [UInt8], _ header: ImageHeader) throws(CanvasError) -> RGBAImage {
         var width: Int32 = 0, height: Int32 = 0
-        guard let decoded = WebPDecodeRGBA(bytes, bytes.count, &width, &height), width > 0, height > 0 else {
-            throw .decodeFailed(format: .webp, reason: "libwebp could not decode \(bytes.count) bytes")
+        guard WebPGetInfo(bytes, bytes.count, &width, &height) != 0 else {
+            throw .decodeFailed(format: .webp, reason: "libwebp cannot read the header of \(bytes.count) bytes")
         }
-        defer { WebPFree(decoded) }
-        return RGBAImage(width: Int(width), height: Int(height),
-                         pixels: Array(UnsafeBufferPointer(start: decoded, count: Int(width) * Int(height) * 4)))
+        guard Int(width) == header.width, Int(height) == header.height else {
+            throw .decodeFailed(format: .webp, reason: "libwebp reads \(width)x\(height) where the header says \(header.width)x\(header.height)")
+        }
+        // Decoded into a buffer of the checked size: libwebp allocates no image of its own.
+        let pixels = decodeInto(count: header.width * header.height * 4) { dst in
+            WebPDecodeRGBAInto(bytes, bytes.count, dst.baseAddress, dst.count, width * 4) != nil
+        }
+        guard let pixels else {
+            throw .decodeFailed(format: .webp, reason: "libwebp could not decode \(bytes.count) bytes (damaged or cut short)")
+        }
+        return RGBAImage(width: header.width, height: header.height, pixels: pixels)
     }
 
     /// The image composited over an opaque colour (for formats without alpha).

@@ -164,10 +164,21 @@ public struct FeatureError: Error, Equatable, Sendable, CustomStringConvertible 
 }
 
 extension FeatureError {
-    /// The bytes of a data file, or an error naming it.
-    static func read(_ url: URL) throws(FeatureError) -> Data {
+    /// The bytes of a data file, or an error naming it. A file larger than
+    /// `FeatureLimits.fileBytes` is refused before it is read (and at most one byte more is
+    /// ever read, so a file that grows, or a device such as /dev/zero, cannot exhaust memory).
+    static func read(_ url: URL, limit: Int = FeatureLimits.fileBytes) throws(FeatureError) -> Data {
+        let tooLarge = FeatureError(file: url.path, place: "file", reason: "larger than \(limit) bytes (TileKit's limit for a data file)")
         do {
-            return try Data(contentsOf: url)
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            if try handle.seekToEnd() > UInt64(clamping: limit) { throw tooLarge }
+            try handle.seek(toOffset: 0)
+            let data = try handle.read(upToCount: min(limit, Int.max - 1) + 1) ?? Data()
+            guard data.count <= limit else { throw tooLarge }
+            return data
+        } catch let error as FeatureError {
+            throw error
         } catch {
             throw FeatureError(file: url.path, place: "file", reason: (error as NSError).localizedDescription)
         }

@@ -1,6 +1,6 @@
 import Foundation
-public import TileMath
-public import Canvas
+import TileMath
+import Canvas
 
 /// Reads GeoJSON (RFC 7946): a FeatureCollection, a Feature or a bare geometry, every
 /// geometry type, polygons with holes; simplestyle-spec 1.1 properties; and TileKit's own:
@@ -115,7 +115,9 @@ public enum GeoJSON {
                 guard case .array(let items) = dash else { throw fail(at("stroke-dash"), "expected an array of numbers") }
                 var lengths = [Double]()
                 for (i, item) in items.enumerated() {
-                    guard case .number(let n) = item, n >= 0 else { throw fail(at("stroke-dash") + "[\(i)]", "expected a length ≥ 0") }
+                    guard case .number(let n) = item, (0...10_000).contains(n) else {
+                        throw fail(at("stroke-dash") + "[\(i)]", "expected a length in pixels in [0, 10000]")
+                    }
                     lengths.append(n)
                 }
                 feature.style.dash = lengths
@@ -148,6 +150,10 @@ public enum GeoJSON {
                     let bbox: BoundingBox
                     do { bbox = try BoundingBox(west: n[0], south: n[1], east: n[2], north: n[3]).validated() } catch {
                         throw fail(at("image-bbox"), error.description)
+                    }
+                    // An image cannot be stretched into no area (the renderer would divide by a zero span).
+                    guard bbox.west != bbox.east, bbox.south != bbox.north else {
+                        throw fail(at("image-bbox"), "the box has no area (west equals east or south equals north)")
                     }
                     feature.imageOverlay = ImageOverlay(image: image, placement: .box(bbox), opacity: opacity)
                 } else if let corners = p["image-corners"] {

@@ -31,8 +31,11 @@ public enum JSONValue: Decodable, Hashable, Sendable {
         }
     }
 
-    /// Parses a document; a syntax error names the line and column.
+    /// Parses a document; a syntax error names the line and column. Nesting deeper than
+    /// `FeatureLimits.jsonDepth` and numbers beyond a `Double` are refused first (see
+    /// `JSONPreflight`), so Foundation only sees documents it can parse within bounded stack.
     public static func parse(_ data: Data, file: String) throws(FeatureError) -> JSONValue {
+        try JSONPreflight.check(data, file: file)
         do {
             return try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {

@@ -1,6 +1,6 @@
 import Foundation
-public import TileMath
-public import Canvas
+import TileMath
+import Canvas
 
 /// Reads KML 2.2 (https://developers.google.com/kml/documentation/kmlreference): Placemarks
 /// with Point, LineString, Polygon (inner rings are holes) and MultiGeometry; their Style or
@@ -46,9 +46,9 @@ public enum KML {
                 var feature = Feature(geometry: try geometry(of: placemark))
                 feature.title = placemark.child("name")?.trimmedText
                 feature.subtitle = placemark.child("description")?.trimmedText
-                if let url = placemark.child("styleUrl")?.trimmedText {
-                    let id = String(url.drop(while: { $0 == "#" }))
-                    guard let style = styles[id] else { throw fail(placemark.child("styleUrl")!, "no Style or StyleMap with id \"\(id)\"") }
+                if let styleUrl = placemark.child("styleUrl") {
+                    let id = String(styleUrl.trimmedText.drop(while: { $0 == "#" }))
+                    guard let style = styles[id] else { throw fail(styleUrl, "no Style or StyleMap with id \"\(id)\"") }
                     feature.style = style
                 }
                 if let inline = placemark.child("Style") { feature.style = try style(inline) }
@@ -72,6 +72,10 @@ public enum KML {
                     throw error
                 } catch {
                     throw fail(box, "\(error)")
+                }
+                // An image cannot be stretched into no area (the renderer would divide by a zero span).
+                guard bounds.west != bounds.east, bounds.south != bounds.north else {
+                    throw fail(box, "<LatLonBox> has no area (west equals east or south equals north)")
                 }
                 var opacity = 1.0
                 if let color = overlay.child("color") { opacity = try self.color(color).alpha }
@@ -146,7 +150,10 @@ public enum KML {
                     style.strokeOpacity = color.alpha
                 }
                 if let w = line.child("width") {
-                    guard let width = Double(w.trimmedText), width >= 0 else { throw fail(w, "width \"\(w.trimmedText)\" is not a number ≥ 0") }
+                    // The range GeoJSON's stroke-width has; NaN and infinity fail it.
+                    guard let width = Double(w.trimmedText), (0...1000).contains(width) else {
+                        throw fail(w, "width \"\(w.trimmedText)\" is not a number of pixels in [0, 1000]")
+                    }
                     style.strokeWidth = width
                 }
             }

@@ -1,5 +1,5 @@
 import Foundation
-public import TileMath
+import TileMath
 
 /// Reads the plist layouts iOS map projects ship (the MapKit tutorials' park and game data):
 ///
@@ -107,8 +107,13 @@ public enum PropertyList {
             park.title = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
             var features = [park]
             if let overlayImage {
-                let bottomRight = Coordinate(latitude: topRight.latitude + bottomLeft.latitude - topLeft.latitude,
-                                             longitude: topRight.longitude + bottomLeft.longitude - topLeft.longitude)
+                let bottomRight: Coordinate
+                do {
+                    bottomRight = try Coordinate(latitude: topRight.latitude + bottomLeft.latitude - topLeft.latitude,
+                                                 longitude: topRight.longitude + bottomLeft.longitude - topLeft.longitude).validated()
+                } catch {
+                    throw fail(try value("overlayBottomLeftCoord"), "the overlay's fourth corner (completing the parallelogram) is off the map: \(error.description)")
+                }
                 var overlay = Feature(geometry: nil)
                 overlay.imageOverlay = ImageOverlay(image: overlayImage, placement: .corners(topLeft: topLeft, topRight: topRight, bottomRight: bottomRight, bottomLeft: bottomLeft))
                 features.append(overlay)

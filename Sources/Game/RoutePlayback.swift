@@ -7,25 +7,55 @@ import Features
 /// take the times between them; without, the walker keeps `speed` (walking, 1.4 m/s). A
 /// time warp divides every duration; GPS noise (meters, seeded) is added per position, the
 /// same every run.
+///
+/// Only the waypoints and their times are stored: positions are computed as they are asked
+/// for (`ticks(every:)` is a lazy sequence), so a route of a year at a tick of a
+/// millisecond costs no memory, only the time to walk it.
 public struct RoutePlayback: Sendable {
+    /// Walking speeds accepted, in m/s (a snail to an airliner).
+    public static let speedRange = 0.01...1000.0
+    /// Time warps accepted: a thousand times slower to a million times faster.
+    public static let timeWarpRange = 0.001...1_000_000.0
+    /// GPS noise accepted, meters (1 σ).
+    public static let noiseRange = 0.0...10_000.0
+
     public let points: [Coordinate]
     /// Seconds from the start at each point.
     public let times: [Double]
     public var noise: Double
     public var seed: UInt64
+    /// The file it came from (or "route"), for messages.
+    public var name = "route"
 
     public init(points: [Coordinate], times: [Date?] = [], speed: Double = 1.4, timeWarp: Double = 1, noise: Double = 0, seed: UInt64 = 1) throws(GameDataError) {
         guard points.count >= 2 else { throw GameDataError(file: "route", place: "points", reason: "a route needs at least 2 points") }
-        guard speed > 0, timeWarp > 0 else { throw GameDataError(file: "route", place: "speed", reason: "speed and time warp must be above 0") }
+        guard Self.speedRange.contains(speed) else {
+            throw GameDataError(file: "route", place: "speed", reason: "\(speed) m/s is out of range [\(Self.speedRange.lowerBound), \(Self.speedRange.upperBound)]")
+        }
+        guard Self.timeWarpRange.contains(timeWarp) else {
+            throw GameDataError(file: "route", place: "time-warp", reason: "\(timeWarp) is out of range [\(Self.timeWarpRange.lowerBound), \(Self.timeWarpRange.upperBound)]")
+        }
+        guard Self.noiseRange.contains(noise) else {
+            throw GameDataError(file: "route", place: "noise", reason: "\(noise) m is out of range [\(Self.noiseRange.lowerBound), \(Self.noiseRange.upperBound)]")
+        }
+        for (index, point) in points.enumerated() where !(point.latitude.isFinite && point.longitude.isFinite && abs(point.latitude) <= 90 && abs(point.longitude) <= 180) {
+            throw GameDataError(file: "route", place: "points[\(index)]", reason: "\(point.longitude),\(point.latitude) is not a longitude and latitude")
+        }
         self.points = points
         self.noise = noise
         self.seed = seed
         var t = [0.0]
-        let timed = times.count == points.count && times.allSatisfy { $0 != nil }
-            && zip(times, times.dropFirst()).allSatisfy { $0!.timeIntervalSince($1!) < 0 }
+        t.reserveCapacity(points.count)
+        let stamps = times.count == points.count ? times.compactMap { $0 } : []
+        let timed = stamps.count == points.count && zip(stamps, stamps.dropFirst()).allSatisfy { $0.timeIntervalSince($1) < 0 }
         for i in 1..<points.count {
-            let leg = timed ? times[i]!.timeIntervalSince(times[i - 1]!) : Geodesy.haversineDistance(points[i - 1], points[i]) / speed
-            t.append(t[i - 1] + leg / timeWarp)
+            let leg = timed ? stamps[i].timeIntervalSince(stamps[i - 1]) : Geodesy.haversineDistance(points[i - 1], points[i]) / speed
+            let time = t[i - 1] + leg / timeWarp
+            // Year 1 to year 9999 is 3e11 s: large but finite. Anything else is not a time.
+            guard time.isFinite, time >= t[i - 1] else {
+                throw GameDataError(file: "route", place: "points[\(i)]", reason: "the time to reach it is not a number of seconds (\(time))")
+            }
+            t.append(time)
         }
         self.times = t
     }
@@ -42,8 +72,10 @@ public struct RoutePlayback: Sendable {
             }
             let times = feature.trackPoints?.times ?? []
             do {
-                return try RoutePlayback(points: points, times: times.count == points.count ? times : [], speed: speed, timeWarp: timeWarp,
-                                         noise: noise, seed: seed)
+                var playback = try RoutePlayback(points: points, times: times.count == points.count ? times : [], speed: speed, timeWarp: timeWarp,
+                                                 noise: noise, seed: seed)
+                playback.name = path
+                return playback
             } catch {
                 throw GameDataError(file: path, place: error.place, reason: error.reason)  // name the file, not "route"
             }
@@ -51,12 +83,14 @@ public struct RoutePlayback: Sendable {
         throw GameDataError(file: path, place: "file", reason: "no track, route or line to play")
     }
 
-    public var duration: Double { times.last! }
+    /// Seconds from the first point to the last (finite, 0 or more).
+    public var duration: Double { times.last ?? 0 }
 
     /// Where the walker is at `time` (clamped to the route), before noise.
     public func position(at time: Double) -> Coordinate {
-        if time <= 0 { return points[0] }
-        if time >= duration { return points[points.count - 1] }
+        guard let last = points.last, let first = points.first else { return Coordinate(latitude: 0, longitude: 0) }
+        if !(time > 0) { return first }  // NaN too
+        if time >= duration { return last }
         // The leg containing `time` (binary search).
         var low = 0, high = times.count - 1
         while high - low > 1 {
@@ -69,28 +103,61 @@ public struct RoutePlayback: Sendable {
         return Coordinate(latitude: a.latitude + f * (b.latitude - a.latitude), longitude: a.longitude + f * (b.longitude - a.longitude))
     }
 
-    /// Positions every `tick` seconds from 0 to the end (the end included), with noise.
-    public func ticks(every tick: Double) -> [(time: Double, position: Coordinate)] {
-        var rng = SplitMix64(seed: seed)
-        var out = [(Double, Coordinate)]()
-        var t = 0.0
-        var step = 0
-        while true {
-            var p = position(at: t)
-            if noise > 0 {
-                // Box-Muller: a seeded Gaussian offset of `noise` meters (1 σ) per axis.
-                let u1 = max(rng.nextUnit(), 1e-12), u2 = rng.nextUnit()
-                let r = noise * sqrt(-2 * log(u1))
-                let dx = r * cos(2 * .pi * u2), dy = r * sin(2 * .pi * u2)
-                p = Coordinate(latitude: p.latitude + dy / 111_319.49,
-                               longitude: p.longitude + dx / (111_319.49 * cos(p.latitude * .pi / 180)))
+    /// How many positions `ticks(every: tick)` gives: one every `tick` from 0, and the end.
+    /// nil when `tick` is not a number above 0, or the count is beyond `Int`.
+    public func tickCount(every tick: Double) -> Int? {
+        guard tick.isFinite, tick > 0 else { return nil }
+        let steps = (duration / tick).rounded(.up)
+        guard steps.isFinite, steps < 9e18 else { return nil }
+        return Int(steps) + 1
+    }
+
+    /// Positions every `tick` seconds from 0 to the end (the end included), with noise, made
+    /// one at a time. A `tick` that is not a number above 0 gives the start and the end.
+    public func ticks(every tick: Double) -> Ticks { Ticks(playback: self, tick: tick) }
+
+    /// The positions of a playback, computed as they are iterated.
+    public struct Ticks: Sequence, Sendable {
+        let playback: RoutePlayback
+        let tick: Double
+
+        public func makeIterator() -> Iterator { Iterator(playback: playback, tick: tick.isFinite && tick > 0 ? tick : .infinity) }
+
+        public struct Iterator: IteratorProtocol, Sendable {
+            let playback: RoutePlayback
+            let tick: Double
+            var rng: SplitMix64
+            var step = 0
+            var finished = false
+
+            init(playback: RoutePlayback, tick: Double) {
+                self.playback = playback
+                self.tick = tick
+                rng = SplitMix64(seed: playback.seed)
             }
-            out.append((t, p))
-            if t >= duration { break }
-            step += 1
-            t = min(duration, Double(step) * tick)
+
+            public mutating func next() -> (time: Double, position: Coordinate)? {
+                guard !finished else { return nil }
+                let duration = playback.duration
+                // step * tick, not a running sum: no drift, and an infinite tick jumps to the end.
+                let t = step == 0 ? 0 : Swift.min(duration, Double(step) * tick)
+                if t >= duration { finished = true }
+                step += 1
+                return (t, playback.noisy(playback.position(at: t), &rng))
+            }
         }
-        return out
+    }
+
+    /// A position with its seeded Gaussian noise (Box-Muller: `noise` meters, 1 σ, per axis),
+    /// kept on the Earth near the poles.
+    func noisy(_ p: Coordinate, _ rng: inout SplitMix64) -> Coordinate {
+        guard noise > 0 else { return p }
+        let u1 = max(rng.nextUnit(), 1e-12), u2 = rng.nextUnit()
+        let r = noise * sqrt(-2 * log(u1))
+        let dx = r * cos(2 * .pi * u2), dy = r * sin(2 * .pi * u2)
+        let metersPerDegree = 111_319.49
+        let across = metersPerDegree * max(1e-6, cos(p.latitude * .pi / 180))
+        return Coordinate(latitude: min(90, max(-90, p.latitude + dy / metersPerDegree)), longitude: p.longitude + dx / across)
     }
 }
 

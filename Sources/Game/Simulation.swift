@@ -1,15 +1,32 @@
 import Foundation
 public import TileMath
 
-/// A route played against the board: positions every tick, and the encounters they make.
+/// A route played against the board: positions every tick, and the encounters they make,
+/// computed as they are iterated (nothing is stored per tick).
 public struct Simulation: Sendable {
+    /// Ticks accepted, in seconds: a tenth of a millisecond to a day.
+    public static let tickRange = 0.0001...86_400.0
+    /// The most positions one pass of a route may make: ten million (115 days at 1 s;
+    /// 700 MB of `--positions` lines). More is refused, with the tick that would fit.
+    public static let maxTicks = 10_000_000
+
     public let playback: RoutePlayback
     public let pois: [PointOfInterest]
-    public var tick: Double
+    public let tick: Double
     public var hysteresis: Double = 2
     public var dwell: Double = 0
 
-    public init(playback: RoutePlayback, pois: [PointOfInterest], tick: Double = 1) {
+    /// Throws when `tick` is out of `tickRange` or the route would take more than `maxTicks`.
+    public init(playback: RoutePlayback, pois: [PointOfInterest], tick: Double = 1) throws(GameDataError) {
+        guard Self.tickRange.contains(tick) else {
+            throw GameDataError(file: playback.name, place: "tick", reason: "\(tick) s is out of range [\(Self.tickRange.lowerBound), \(Self.tickRange.upperBound)]")
+        }
+        guard let count = playback.tickCount(every: tick), count <= Self.maxTicks else {
+            let fitting = playback.duration / Double(Self.maxTicks - 1)
+            throw GameDataError(file: playback.name, place: "tick",
+                                reason: "the route lasts \(playback.duration) s: a tick of \(tick) s makes more than \(Self.maxTicks) positions "
+                                    + "(a tick of \(String(format: "%.3g", fitting * 1.001)) s or more, or a larger time warp, would do)")
+        }
         self.playback = playback
         self.pois = pois
         self.tick = tick
@@ -20,18 +37,43 @@ public struct Simulation: Sendable {
         case encounter(EncounterEvent)
     }
 
-    /// Every step in time order; `offset` is added to every time (a looped route's laps).
-    public func steps(offset: Double = 0) -> [Step] {
-        var tracker = EncounterTracker(pois: pois, hysteresis: hysteresis, dwell: dwell)
-        var out = [Step]()
-        for (time, position) in playback.ticks(every: tick) {
-            for var event in tracker.update(position, at: time) {
-                event.time += offset
-                out.append(.encounter(event))
-            }
-            out.append(.position(time: time + offset, position))
+    /// Every step in time order, made as it is iterated; `offset` is added to every time (a
+    /// looped route's laps).
+    public func steps(offset: Double = 0) -> Steps { Steps(simulation: self, offset: offset) }
+
+    /// The steps of a simulation: each tick's encounters, then its position.
+    public struct Steps: Sequence, Sendable {
+        let simulation: Simulation
+        let offset: Double
+
+        public func makeIterator() -> Iterator {
+            Iterator(ticks: simulation.playback.ticks(every: simulation.tick).makeIterator(), offset: offset,
+                     tracker: EncounterTracker(pois: simulation.pois, hysteresis: simulation.hysteresis, dwell: simulation.dwell))
         }
-        return out
+
+        public struct Iterator: IteratorProtocol, Sendable {
+            var ticks: RoutePlayback.Ticks.Iterator
+            let offset: Double
+            var tracker: EncounterTracker
+            /// The current tick's steps not yet returned (its events, then its position).
+            var pending: [Step] = []
+            var index = 0
+
+            public mutating func next() -> Step? {
+                if index == pending.count {
+                    guard let (time, position) = ticks.next() else { return nil }
+                    pending.removeAll(keepingCapacity: true)
+                    index = 0
+                    for var event in tracker.update(position, at: time) {
+                        event.time += offset
+                        pending.append(.encounter(event))
+                    }
+                    pending.append(.position(time: time + offset, position))
+                }
+                index += 1
+                return pending[index - 1]
+            }
+        }
     }
 
     public var events: [EncounterEvent] {

@@ -6,8 +6,20 @@ public struct SQLiteError: Error, Equatable, Sendable, CustomStringConvertible {
     public let code: Int32
     public let message: String
     public let path: String
+    /// The operating system's `errno` behind an I/O failure (`sqlite3_system_errno`), 0 when none:
+    /// SQLite says "database or disk is full" for both a full disk and a size limit; this tells which.
+    public var systemErrno: Int32 = 0
 
     public var description: String { "\(path): \(message) (SQLite \(code))" }
+
+    /// True when the machine failed rather than the file's contents: the disk or quota is full,
+    /// the device reports an I/O error, the file cannot be opened, is read-only or not permitted.
+    public var isSystemFailure: Bool {
+        [SQLITE_FULL, SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM, SQLITE_NOLFS].contains(code & 0xff)
+    }
+
+    /// SQLITE_FULL: the disk (or a `max_page_count`) is full. SQLite gives no errno with it.
+    public var isDiskFull: Bool { code & 0xff == SQLITE_FULL }
 }
 
 /// `SQLITE_TRANSIENT` is a macro Swift cannot import: it tells SQLite to copy bound bytes.
@@ -44,8 +56,9 @@ final class SQLiteConnection {
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            let systemErrno = db.map { sqlite3_system_errno($0) } ?? 0
             sqlite3_close(db)
-            throw SQLiteError(code: rc, message: message, path: path)
+            throw SQLiteError(code: rc, message: message, path: path, systemErrno: systemErrno)
         }
         handle = db
         self.path = path
@@ -67,7 +80,7 @@ final class SQLiteConnection {
     /// The one place SQLite result codes become errors.
     func check(_ rc: Int32) throws(SQLiteError) {
         guard rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE else {
-            throw SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), path: path)
+            throw SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), path: path, systemErrno: sqlite3_system_errno(handle))
         }
     }
 
@@ -78,7 +91,7 @@ final class SQLiteConnection {
         if rc != SQLITE_OK {
             let message = error.map { String(cString: $0) } ?? "error"
             sqlite3_free(error)
-            throw SQLiteError(code: rc, message: message, path: path)
+            throw SQLiteError(code: rc, message: message, path: path, systemErrno: sqlite3_system_errno(handle))
         }
     }
 

@@ -27,7 +27,9 @@ public enum MapProjectReader {
                                          "files", "base", "visible", "zindex", "opacity", "minzoom", "maxzoom", "native-minzoom",
                                          "native-maxzoom", "bounds", "fallback", "replaces-base", "max-age", "format", "tile-size", "overlay-image", "antialias"]
 
-    /// Reads and checks a project; throws every problem found.
+    /// Reads and checks a project; throws every problem found. The JSON goes through
+    /// `JSONValue.parse`, which refuses nesting deeper than `FeatureLimits.jsonDepth` (256)
+    /// and numbers beyond a Double before Foundation's recursive parser sees them.
     public static func load(_ url: URL) throws(ProjectProblems) -> MapProject {
         let file = url.path
         let data: Data
@@ -282,9 +284,12 @@ public enum MapProjectReader {
                 fail(path + ".routes", "expected an object of name: GPX file")
             }
             var spec = GameSpec(pois: pois, routes: routes)
-            if let v = number(o["speed"], path + ".speed") { if v > 0 { spec.speed = v } else { fail(path + ".speed", "must be above 0") } }
-            if let v = number(o["tick"], path + ".tick") { if v > 0 { spec.tick = v } else { fail(path + ".tick", "must be above 0") } }
-            if let v = number(o["time-warp"], path + ".time-warp") { if v > 0 { spec.timeWarp = v } else { fail(path + ".time-warp", "must be above 0") } }
+            // The ranges playback accepts, checked here so a map never loads that /play refuses.
+            for (key, range, keyPath) in [("speed", RoutePlayback.speedRange, \GameSpec.speed), ("tick", Simulation.tickRange, \GameSpec.tick),
+                                          ("time-warp", RoutePlayback.timeWarpRange, \GameSpec.timeWarp)] {
+                guard let v = number(o[key], path + "." + key) else { continue }
+                if range.contains(v) { spec[keyPath: keyPath] = v } else { fail(path + "." + key, "\(v) is outside \(range.lowerBound)-\(range.upperBound)") }
+            }
             if let name = string(o["autoplay"], path + ".autoplay") {
                 if routes[name] == nil { fail(path + ".autoplay", "\"\(name)\" is not one of the routes") } else { spec.autoplay = name }
             }

@@ -12,6 +12,8 @@ public struct ServedLayer: Sendable {
     public let spec: LayerSpec
     public let layer: TileLayer
     public let features: [Feature]
+    /// The remote source behind a remote layer, for its counters (bad answers, deadlines).
+    public var remote: RemoteTileSource? = nil
 }
 
 /// A map project opened: every layer's source, and the composed map (the first visible
@@ -33,6 +35,7 @@ public struct ServedMap: Sendable {
         var layers = [ServedLayer]()
         for spec in project.layers {
             var features = [Feature]()
+            var remoteSource: RemoteTileSource?
             let source: any TileSource
             switch spec.source {
             case .store(let path, let scheme):
@@ -41,6 +44,7 @@ public struct ServedMap: Sendable {
                 let remote = try RemoteTileSource(template: template, metadata: TileSetMetadata(name: spec.id, format: spec.format),
                                                   options: RemoteOptions(userAgent: userAgent))
                 source = try cache.map { try CachedTileSource(upstream: remote, cachePath: $0) } ?? remote
+                remoteSource = remote
             case .generated(let name):
                 source = name == "parchment" ? GeneratedTileSource.parchment(tileSize: spec.options.tileSize ?? 256)
                     : GeneratedTileSource.debugGrid(tileSize: spec.options.tileSize ?? 256)
@@ -56,7 +60,8 @@ public struct ServedMap: Sendable {
                 source = FeatureTileSource(name: spec.id, features: features, renderer: renderer,
                                            tileSize: spec.options.tileSize ?? 256, encoding: .defaults(for: spec.format))
             }
-            layers.append(ServedLayer(spec: spec, layer: TileLayer(name: spec.id, source: source, options: spec.options), features: features))
+            layers.append(ServedLayer(spec: spec, layer: TileLayer(name: spec.id, source: source, options: spec.options), features: features,
+                                      remote: remoteSource))
         }
         self.layers = layers
         pois = try project.game.map { try PointsOfInterest.load($0.pois) } ?? []

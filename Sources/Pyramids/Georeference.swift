@@ -24,8 +24,47 @@ public struct Georeference: Hashable, Sendable {
         self.space = space
         self.width = width
         self.height = height
-        guard [a, b, c, d, e, f].allSatisfy(\.isFinite), abs(a * e - b * d) > 1e-300 else {
+        guard width > 0, height > 0 else { throw .degenerate("the image is \(width)x\(height) pixels") }
+        guard [a, b, c, d, e, f].allSatisfy(\.isFinite) else { throw .degenerate("the pixel-to-world transform has a value that is not a number") }
+        try checkExtent()
+        // Nearly parallel axes (relative to their lengths) make an inverse of huge or infinite terms.
+        let det = a * e - b * d
+        guard abs(det) > 1e-300, abs(det) > 1e-9 * max(abs(a * e), abs(b * d)),
+              [inverse.a, inverse.b, inverse.c, inverse.d, inverse.e, inverse.f].allSatisfy(\.isFinite) else {
             throw .degenerate("the pixel-to-world transform is not invertible")
+        }
+    }
+
+    /// The largest world coordinate of the space: 180° of longitude (90° of latitude), or
+    /// half the Web Mercator square in meters.
+    static func worldLimits(_ space: Space) -> (x: Double, y: Double) {
+        space == .degrees ? (180, 90) : (MercatorPoint.extent, MercatorPoint.extent)
+    }
+
+    /// Every corner of the image lies on the Earth (in its space), and some of it within
+    /// Web Mercator's latitudes, or no tile could show it. Checked before anything is
+    /// converted: a latitude of 91° or an image wider than the world made NaN downstream.
+    private func checkExtent() throws(GeoreferenceError) {
+        let limits = Self.worldLimits(space)
+        // Rounding of pixel-centre world files: a world map's edge comes out 1e-13 past 180°.
+        let slack = (x: limits.x * 1e-9, y: limits.y * 1e-9)
+        let names = ["top-left", "top-right", "bottom-right", "bottom-left"]
+        let w = Double(width), h = Double(height)
+        var northmost = -Double.infinity, southmost = Double.infinity
+        for (name, (px, py)) in zip(names, [(0.0, 0.0), (w, 0.0), (w, h), (0.0, h)]) {
+            let (x, y) = world(x: px, y: py)
+            if !x.isFinite || abs(x) > limits.x + slack.x {
+                throw .outsideWorld(corner: name, axis: space == .degrees ? "longitude" : "easting", value: x, limit: limits.x, space: space)
+            }
+            if !y.isFinite || abs(y) > limits.y + slack.y {
+                throw .outsideWorld(corner: name, axis: space == .degrees ? "latitude" : "northing", value: y, limit: limits.y, space: space)
+            }
+            northmost = max(northmost, y)
+            southmost = min(southmost, y)
+        }
+        if space == .degrees {
+            let limit = Coordinate.maxMercatorLatitude
+            if southmost >= limit || northmost <= -limit { throw .beyondMercator(south: southmost, north: northmost) }
         }
     }
 
@@ -73,6 +112,23 @@ public struct Georeference: Hashable, Sendable {
             v.append(n)
         }
         let (A, D, B, E, C, F) = (v[0], v[1], v[2], v[3], v[4], v[5])
+        // Checked as written, before any conversion, so the message quotes the file's own values.
+        if B == 0 && D == 0 {
+            guard A > 0 else { throw .worldFile(file: file, reason: "line 1: the pixel width \(lines[0]) must be above 0") }
+            guard E < 0 else {
+                throw .worldFile(file: file, reason: "line 4: the pixel height \(lines[3]) must be below 0 (rows run from north to south)")
+            }
+        }
+        let limits = worldLimits(space)
+        let unit = space == .degrees ? "°" : " m"
+        let limitX = GeoreferenceError.text(limits.x), limitY = GeoreferenceError.text(limits.y)
+        let hint = space == .degrees && (abs(C) > 360 || abs(F) > 360) ? ": Web Mercator meters read as degrees? (world files in EPSG:3857 need --crs 3857)" : ""
+        guard abs(C) <= limits.x else {
+            throw .worldFile(file: file, reason: "line 5: the top-left \(space == .degrees ? "longitude" : "easting") \(lines[4]) is outside ±\(limitX)\(unit)\(hint)")
+        }
+        guard abs(F) <= limits.y else {
+            throw .worldFile(file: file, reason: "line 6: the top-left \(space == .degrees ? "latitude" : "northing") \(lines[5]) is outside ±\(limitY)\(unit)\(hint)")
+        }
         do {
             return try Georeference(a: A, b: B, c: C - A / 2 - B / 2, d: D, e: E, f: F - D / 2 - E / 2, space: space, width: width, height: height)
         } catch {
@@ -116,12 +172,15 @@ public struct Georeference: Hashable, Sendable {
 
     /// The pixel size GDAL gives the image warped to Web Mercator: square pixels keeping
     /// the diagonal (GDALSuggestedWarpOutput), in Mercator meters; and that raster's size.
+    /// Latitudes beyond Mercator's limit count as the limit (a world scan reaches ±90°).
     public var mercatorRaster: (pixelSize: Double, width: Double, height: Double) {
         if space == .meters, b == 0, d == 0 { return (abs(a), Double(width), Double(height)) }
-        let box = bounds
-        let west = MercatorPoint(Coordinate(latitude: box.south, longitude: box.west)), east = MercatorPoint(Coordinate(latitude: box.north, longitude: box.east))
+        let box = bounds, limit = Coordinate.maxMercatorLatitude
+        let west = MercatorPoint(Coordinate(latitude: max(-limit, box.south), longitude: box.west))
+        let east = MercatorPoint(Coordinate(latitude: min(limit, box.north), longitude: box.east))
         let extentX = abs(east.easting - west.easting), extentY = abs(east.northing - west.northing)
-        let size = sqrt((extentX * extentX + extentY * extentY) / Double(width * width + height * height))
+        let w = Double(width), h = Double(height)
+        let size = sqrt((extentX * extentX + extentY * extentY) / (w * w + h * h))
         return (size, extentX / size, extentY / size)
     }
 
@@ -129,8 +188,10 @@ public struct Georeference: Hashable, Sendable {
     /// image's, down to the one where the whole image fits one tile.
     public func defaultZooms(tileSize: Int) -> ClosedRange<Int> {
         func zoom(forPixelSize size: Double) -> Int {
-            let exact = log2(2 * .pi * 6_378_137 / (Double(tileSize) * size))
-            return max(0, min(TileID.maxZoom, Int((exact + 1e-9).rounded(.down))))
+            let exact = log2(2 * .pi * 6_378_137 / (Double(tileSize) * size)) + 1e-9
+            // A pixel finer than the deepest zoom's (or a NaN of a degenerate size) ends at its end.
+            guard exact.isFinite else { return exact == -.infinity ? 0 : TileID.maxZoom }
+            return Int(max(0, min(Double(TileID.maxZoom), exact.rounded(.down))))
         }
         let raster = mercatorRaster
         let top = zoom(forPixelSize: raster.pixelSize)
@@ -159,6 +220,11 @@ public enum GeoreferenceError: Error, Equatable, Sendable, CustomStringConvertib
     case degenerate(String)
     case worldFile(file: String, reason: String)
     case sidecar(file: String, reason: String)
+    /// A corner of the image (`top-left` ...) lands off the Earth: `axis` is longitude or
+    /// latitude (degrees), easting or northing (meters); `limit` the largest magnitude allowed.
+    case outsideWorld(corner: String, axis: String, value: Double, limit: Double, space: Georeference.Space)
+    /// Every latitude of the image is beyond ±85.0511°, where Web Mercator (and every tile) ends.
+    case beyondMercator(south: Double, north: Double)
 
     public var description: String {
         switch self {
@@ -166,6 +232,19 @@ public enum GeoreferenceError: Error, Equatable, Sendable, CustomStringConvertib
         case .degenerate(let text): return text
         case .worldFile(let file, let reason): return "\(file): \(reason)"
         case .sidecar(let file, let reason): return "\(file): \(reason)"
+        case .outsideWorld(let corner, let axis, let value, let limit, let space):
+            let unit = space == .degrees ? "°" : " m"
+            let hint = space == .degrees && abs(value) > 360 ? " (Web Mercator meters read as degrees?)" : ""
+            return "the image's \(corner) corner is at \(axis) \(Self.text(value)), outside ±\(Self.text(limit))\(unit): the pixel size or position is wrong\(hint)"
+        case .beyondMercator(let south, let north):
+            return "the image lies between latitudes \(Self.text(south)) and \(Self.text(north)), beyond ±85.0511° where Web Mercator tiles end: no tile can show it"
         }
+    }
+
+    /// A value for a message: rounding noise of the affine transform (87.43499999999999) cut
+    /// at nine decimals.
+    static func text(_ value: Double) -> String {
+        guard abs(value) < 1e6 else { return value.shortDescription }
+        return ((value * 1e9).rounded() / 1e9).shortDescription
     }
 }

@@ -22,6 +22,11 @@ public struct PyramidOptions: Sendable {
     /// Tiles drawn at once (both cores by default).
     public var concurrency = 2
     public var encoding: EncodingOptions = .png(compressionLevel: 1)
+    /// The largest source image read (its declared size is checked before any pixel is).
+    public var imageLimits: ImageLimits = .scan
+    /// The most memory the window of source rows may take: a row of tiles at a zoom far
+    /// above the image's resolution needs the whole image at once (1 GiB by default).
+    public var maxWindowBytes = 1 << 30
 
     public init() {}
 }
@@ -63,7 +68,9 @@ public final class PyramidBuilder {
         self.stores = stores
         warper = TileWarper(georeference: georeference, resampling: options.resampling)
         let zooms = options.zooms ?? georeference.defaultZooms(tileSize: options.tileSize)
-        guard zooms.upperBound <= TileID.maxZoom else { throw .badZoom("zoom \(zooms.upperBound) is out of range [0, \(TileID.maxZoom)]") }
+        guard zooms.lowerBound >= 0, zooms.upperBound <= TileID.maxZoom else {
+            throw .badZoom("zooms \(zooms.lowerBound)...\(zooms.upperBound) are out of range [0, \(TileID.maxZoom)]")
+        }
         self.zooms = zooms
         var ranges = [Int: TileRange]()
         let box = georeference.bounds
@@ -71,7 +78,19 @@ public final class PyramidBuilder {
         self.ranges = ranges
         let count = zooms.reduce(0) { $0 + (ranges[$1]?.count ?? 0) }
         total = count * stores.count
+        // At most (4^31 - 1) / 3 tiles a store (every tile of zooms 0-30): the sum cannot overflow.
         guard total <= 50_000_000 else { throw .tooLarge("\(total) tiles: choose fewer zooms (--zoom)") }
+        let sampled = options.lowerZooms == .average ? [zooms.upperBound] : Array(zooms)
+        for z in sampled {
+            guard let range = ranges[z] else { continue }
+            let rows = Self.windowRows(range, warper: warper, tileSize: options.tileSize, imageHeight: georeference.height)
+            let (bytes, overflow) = rows.multipliedReportingOverflow(by: georeference.width * 4)
+            guard !overflow, bytes <= options.maxWindowBytes else {
+                throw .tooLarge("zoom \(z) would hold \(rows) rows of the \(georeference.width) px wide image in memory at once "
+                    + "(\(overflow ? "too many" : String(bytes >> 20)) MiB, the limit is \(options.maxWindowBytes >> 20) MiB): "
+                    + (options.lowerZooms == .average ? "start the zooms deeper (--zoom)" : "use --lower average or start the zooms deeper (--zoom)"))
+            }
+        }
         report = PyramidReport(zooms: zooms)
         pending = stores.map { _ in [:] }
     }
@@ -94,6 +113,19 @@ public final class PyramidBuilder {
                                tileSize: options.tileSize, attribution: attribution)
     }
 
+    /// The most source rows (clamped to the image) one row of tiles of `range` samples.
+    static func windowRows(_ range: TileRange, warper: TileWarper, tileSize: Int, imageHeight: Int) -> Int {
+        var most = 0
+        for y in range.minY...range.maxY {
+            // A linear map's extremes over the band are at its corners: the first and last tiles'.
+            let left = warper.sourceRows(for: TileID(z: range.z, x: range.minX, y: y), size: tileSize)
+            let right = warper.sourceRows(for: TileID(z: range.z, x: range.maxX, y: y), size: tileSize)
+            let low = max(0, min(left.lowerBound, right.lowerBound)), high = min(imageHeight, max(left.upperBound, right.upperBound))
+            most = max(most, high - low)
+        }
+        return most
+    }
+
     // MARK: - Sampling a zoom from the image
 
     struct Job: Sendable {
@@ -112,7 +144,7 @@ public final class PyramidBuilder {
 
     private func sampleZoom(_ z: Int, cascade: Bool, progress: (Int, Int) -> Void) async throws {
         guard let range = ranges[z] else { return }
-        let rows = try SourceRows(path: sourcePath)
+        let rows = try SourceRows(path: sourcePath, limits: options.imageLimits)
         for y in range.minY...range.maxY {
             var jobs = [Job]()
             for (index, store) in stores.enumerated() {
@@ -191,8 +223,14 @@ public final class PyramidBuilder {
                 if let image = entry {
                     four.append(image)
                 } else {
-                    // Written by an earlier run (or empty): read it back.
-                    four.append(try await store.read(TileID(z: z, x: cx, y: cy)))
+                    // Written by an earlier run (or empty): read it back, at the size this run draws.
+                    let child = TileID(z: z, x: cx, y: cy)
+                    let image = try await store.read(child)
+                    if let image, image.width != size || image.height != size {
+                        throw PyramidError.unexpectedTile("\(store.partialPath): tile \(child) of the earlier run is \(image.width)x\(image.height), "
+                            + "this build makes \(size)x\(size) tiles (start over without --resume)")
+                    }
+                    four.append(image)
                 }
             }
             jobs.append(Job(store: index, tile: parent, size: size, children: four))
@@ -235,10 +273,12 @@ public final class PyramidBuilder {
 public enum PyramidError: Error, Equatable, Sendable, CustomStringConvertible {
     case badZoom(String)
     case tooLarge(String)
+    /// A tile a resumed build found does not fit this build.
+    case unexpectedTile(String)
 
     public var description: String {
         switch self {
-        case .badZoom(let text), .tooLarge(let text): return text
+        case .badZoom(let text), .tooLarge(let text), .unexpectedTile(let text): return text
         }
     }
 }

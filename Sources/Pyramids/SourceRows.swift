@@ -12,9 +12,9 @@ final class RowPrefetcher: @unchecked Sendable {  // all state behind `condition
     let width: Int
     let height: Int
 
-    init(path: String, capacity: Int = 16 << 20) throws(CanvasError) {
+    init(path: String, limits: ImageLimits, capacity: Int = 16 << 20) throws(CanvasError) {
         // Handed to the decoding thread, which alone uses it from then on.
-        nonisolated(unsafe) let reader = try ImageRowReader(path: path)
+        nonisolated(unsafe) let reader = try ImageRowReader(path: path, limits: limits)
         width = reader.width
         height = reader.height
         limit = max(8, capacity / (reader.width * 4))
@@ -22,7 +22,7 @@ final class RowPrefetcher: @unchecked Sendable {  // all state behind `condition
             for _ in 0..<reader.height {
                 var row = [UInt8](repeating: 0, count: reader.width * 4)
                 do {
-                    try row.withUnsafeMutableBufferPointer { buffer throws(CanvasError) in try reader.readRow(into: buffer.baseAddress!) }
+                    try row.withUnsafeMutableBufferPointer { buffer throws(CanvasError) in try reader.readRow(into: buffer) }
                 } catch let error as CanvasError {
                     condition.lock(); failure = error; condition.broadcast(); condition.unlock()
                     return
@@ -66,6 +66,7 @@ public final class SourceRows: @unchecked Sendable {  // read-only while tiles a
     public let path: String
     public let width: Int
     public let height: Int
+    public let limits: ImageLimits
     private var reader: RowPrefetcher
     private var nextRow = 0
     /// Rows `start ..< start + count` as straight RGBA.
@@ -73,9 +74,10 @@ public final class SourceRows: @unchecked Sendable {  // read-only while tiles a
     private(set) var count = 0
     private(set) var pixels: [UInt8] = []
 
-    public init(path: String) throws(CanvasError) {
+    public init(path: String, limits: ImageLimits = .scan) throws(CanvasError) {
         self.path = path
-        reader = try RowPrefetcher(path: path)
+        self.limits = limits
+        reader = try RowPrefetcher(path: path, limits: limits)
         width = reader.width
         height = reader.height
     }
@@ -85,11 +87,10 @@ public final class SourceRows: @unchecked Sendable {  // read-only while tiles a
     /// Makes rows `range` (clamped to the image) available, reading forward; going back
     /// reopens the file.
     func load(_ range: Range<Int>) throws(CanvasError) {
-        let wanted = max(0, range.lowerBound)..<min(height, range.upperBound)
-        guard !wanted.isEmpty else { return }
+        guard let wanted = clamped(range) else { return }
         if wanted.lowerBound < start {
             reader.stop()
-            reader = try RowPrefetcher(path: path)
+            reader = try RowPrefetcher(path: path, limits: limits)
             nextRow = 0
             start = 0
             count = 0
@@ -118,7 +119,14 @@ public final class SourceRows: @unchecked Sendable {  // read-only while tiles a
 
     /// True when every row of `range` (clamped) is in the window.
     func holds(_ range: Range<Int>) -> Bool {
-        let wanted = max(0, range.lowerBound)..<min(height, range.upperBound)
-        return wanted.isEmpty || (wanted.lowerBound >= start && wanted.upperBound <= start + count)
+        guard let wanted = clamped(range) else { return true }
+        return wanted.lowerBound >= start && wanted.upperBound <= start + count
+    }
+
+    /// The rows of `range` that are in the image; nil when none is (a range wholly above or
+    /// below it would otherwise make a range whose bounds are upside down, a trap).
+    func clamped(_ range: Range<Int>) -> Range<Int>? {
+        let lower = max(0, range.lowerBound), upper = min(height, range.upperBound)
+        return lower < upper ? lower..<upper : nil
     }
 }

@@ -75,7 +75,7 @@ public enum Stitching {
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         for tile in range {
             guard let data = try await source.tile(TileRequest(tile)).data else { continue }
-            let image = try TileLayer.resample(try RGBAImage(decoding: data.bytes), to: tileSize)
+            let image = try TileLayer.resample(try RGBAImage(decoding: data.bytes, limits: .tile), to: tileSize)
             let ox = (tile.x - range.minX) * tileSize, oy = (tile.y - range.minY) * tileSize
             let rowBytes = tileSize * 4
             for row in 0..<tileSize {

@@ -10,15 +10,24 @@ struct TileWarper: Sendable {
     let georeference: Georeference
     let resampling: Resampling
 
-    /// Where output pixel centres of `tile` fall in the source, per column and per row
-    /// (valid when the georeference has no rotation) or per pixel.
+    /// The source rows a tile samples (its resampling taps included); not clamped to the
+    /// image. Empty when the tile's corners map to no number (a degenerate transform).
     func sourceRows(for tile: TileID, size: Int) -> Range<Int> {
         // The extremes of a linear map over a rectangle are at its corners.
         let corners = [(0.0, 0.0), (Double(size), 0.0), (0.0, Double(size)), (Double(size), Double(size))]
         let ys = corners.map { sourcePoint(tile: tile, size: size, i: $0.0, j: $0.1).1 }
-        let low = Int(ys.min()!.rounded(.down)) - resampling.radius - 1
-        let high = Int(ys.max()!.rounded(.up)) + resampling.radius + 1
+        guard ys.allSatisfy({ !$0.isNaN }), let top = ys.min(), let bottom = ys.max() else { return 0..<0 }
+        let low = Self.rowIndex(top.rounded(.down)) - resampling.radius - 1
+        let high = Self.rowIndex(bottom.rounded(.up)) + resampling.radius + 1
         return low..<high
+    }
+
+    /// A source coordinate as a row or column index. Beyond ±2^40 (far outside any image,
+    /// which the caller clamps to) it is held at ±2^40, so a tile far off a tiny image
+    /// converts without a trap.
+    static func rowIndex(_ value: Double) -> Int {
+        let bound = Double(1 << 40)
+        return Int(min(bound, max(-bound, value)))
     }
 
     /// World coordinates (degrees or meters, as the georeference's space) of a point of a

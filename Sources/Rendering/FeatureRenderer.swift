@@ -1,6 +1,6 @@
 import Foundation
 public import Canvas
-public import TileMath
+import TileMath
 public import Features
 
 /// Draws features onto a canvas through a projection, in the order given: polygons (with
@@ -79,8 +79,15 @@ public struct FeatureRenderer: Sendable {
         switch geometry {
         case .point(let c):
             if let radius = feature.radius {
-                let ring = Geodesy.circle(center: c, radius: radius, segments: 96).map(projection.point(for:))
-                let path = Path.polygon([ring])
+                // Not a number, or not above 0: no circle. Half the equator or more (1e300 m)
+                // reaches every point of the Earth: the whole canvas, not a ring at the antipode.
+                guard radius.isFinite || radius == .infinity, radius > 0 else { return }
+                let path: Path
+                if radius >= MercatorPoint.earthCircumference / 2 {
+                    path = .rectangle(x: -1, y: -1, width: Double(canvas.width) + 2, height: Double(canvas.height) + 2)
+                } else {
+                    path = .polygon([Geodesy.circle(center: c, radius: radius, segments: 96).map(projection.point(for:))])
+                }
                 canvas.fill(path, with: .color(fill))
                 canvas.stroke(path, with: .color(stroke), style: strokeStyle)
             } else {

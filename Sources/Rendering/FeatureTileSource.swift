@@ -1,6 +1,6 @@
 import Foundation
 public import Canvas
-public import TileMath
+import TileMath
 public import Features
 public import TileSources
 
@@ -80,9 +80,15 @@ public struct FeatureTileSource: TileSource {
         return canvas
     }
 
+    /// The box grown by `meters` on every side, kept on the Earth: a radius of half the
+    /// equator or more (1e300 m, infinity) reaches everywhere, and NaN reaches nothing.
     static func grow(_ box: BoundingBox, meters: Double) -> BoundingBox {
-        let dLat = meters / 111_320
-        let dLon = meters / (111_320 * max(0.01, cos(box.center.latitude * .pi / 180)))
-        return BoundingBox(west: box.west - dLon, south: box.south - dLat, east: box.east + dLon, north: box.north + dLat)
+        guard meters > 0 else { return box }
+        let reach = min(meters, MercatorPoint.earthCircumference / 2)
+        let dLat = reach / 111_320
+        let dLon = reach / (111_320 * max(0.01, cos(box.center.latitude * .pi / 180)))
+        let south = max(-90, box.south - dLat), north = min(90, box.north + dLat)
+        guard box.longitudeSpan + 2 * dLon < 360 else { return BoundingBox(west: -180, south: south, east: 180, north: north) }
+        return BoundingBox(west: box.west - dLon, south: south, east: box.east + dLon, north: north)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 public import Canvas
-public import TileMath
+import TileMath
 public import Features
 
 /// Draws an image laid on the map, warped correctly into Web Mercator: every canvas pixel
@@ -20,16 +20,12 @@ public enum ImageOverlayRenderer {
         case .corners(let tl, let tr, let br, let bl):
             corners = (tl, tr, br, bl)
         }
-        // The canvas pixels the overlay can touch (latitudes clamped to Mercator's limit: a
-        // world image reaches ±90°, which Mercator puts at infinity).
-        let limit = Coordinate.maxMercatorLatitude
-        let points = [corners.0, corners.1, corners.2, corners.3].map { c in
-            projection.point(for: Coordinate(latitude: min(limit, max(-limit, c.latitude)), longitude: c.longitude))
-        }
-        let minX = max(0, Int(points.map(\.x).min()!.rounded(.down))), maxX = min(canvas.width, Int(points.map(\.x).max()!.rounded(.up)))
-        let minY = max(0, Int(points.map(\.y).min()!.rounded(.down))), maxY = min(canvas.height, Int(points.map(\.y).max()!.rounded(.up)))
-        guard minX < maxX, minY < maxY else { return }
-        let width = maxX - minX, height = maxY - minY
+        // The canvas pixels the overlay can touch (the projection holds latitudes to Mercator's
+        // limit: a world image reaches ±90°, which Mercator puts at infinity).
+        let points = [corners.0, corners.1, corners.2, corners.3].map(projection.point(for:))
+        guard let columns = pixelSpan(points.map(\.x), within: canvas.width), let rows = pixelSpan(points.map(\.y), within: canvas.height) else { return }
+        let minX = columns.lowerBound, minY = rows.lowerBound
+        let width = columns.count, height = rows.count
         var out = [UInt8](repeating: 0, count: width * height * 4)
         let inverse = InverseBilinear(corners.0, corners.1, corners.2, corners.3)
         let box: (west: Double, north: Double, lonSpan: Double, latSpan: Double)?
@@ -59,8 +55,10 @@ public enum ImageOverlayRenderer {
 
     /// Bilinear sample at image pixel position (x, y) (pixel centres at integers), edges clamped,
     /// interpolating premultiplied colour so transparent neighbours do not darken edges.
+    /// The caller keeps (x, y) within the image (give or take half a pixel).
     static func sample(_ src: UnsafeBufferPointer<UInt8>, _ w: Int, _ h: Int, _ x: Double, _ y: Double,
                        into dst: UnsafeMutableBufferPointer<UInt8>, at o: Int) {
+        guard x.isFinite, y.isFinite, abs(x) <= Double(w) + 1, abs(y) <= Double(h) + 1 else { return }
         let x0 = Int(x.rounded(.down)), y0 = Int(y.rounded(.down))
         let fx = x - Double(x0), fy = y - Double(y0)
         var r = 0.0, g = 0.0, b = 0.0, a = 0.0

@@ -31,9 +31,12 @@ public struct MapProjection: Hashable, Sendable {
 
     private var worldSize: Double { Double(tileSize) * scale * pow2(zoom) }
 
-    /// The canvas pixel of a coordinate.
+    /// The canvas pixel of a coordinate. Latitudes beyond Web Mercator's ±85.0511° land on
+    /// the world's top or bottom edge, as Leaflet draws them: a pole is at infinity, and an
+    /// infinite or NaN point would reach cairo and the pixel conversions after it.
     public func point(for coordinate: Coordinate) -> PixelPoint {
-        let map = MapPoint(coordinate)
+        let limit = Coordinate.maxMercatorLatitude
+        let map = MapPoint(Coordinate(latitude: min(limit, max(-limit, coordinate.latitude)), longitude: coordinate.longitude))
         return PixelPoint(x: map.x * worldSize - origin.x, y: map.y * worldSize - origin.y)
     }
 
@@ -56,3 +59,14 @@ public struct MapProjection: Hashable, Sendable {
 }
 
 private func pow2(_ x: Double) -> Double { Foundation.pow(2, x) }
+
+/// Whole pixels `[low, high)` spanned by `values` (rounded outwards), clamped to
+/// `0 ..< limit`; nil when nothing of it is inside, or for a NaN. Canvas coordinates
+/// become indices only through this, so an infinite or NaN point cannot trap.
+func pixelSpan(_ values: [Double], within limit: Int) -> Range<Int>? {
+    guard !values.contains(where: \.isNaN), let low = values.min(), let high = values.max() else { return nil }
+    let upper = Double(limit)
+    let from = min(upper, max(0, low.rounded(.down))), to = min(upper, max(0, high.rounded(.up)))
+    guard from < to else { return nil }
+    return Int(from)..<Int(to)
+}

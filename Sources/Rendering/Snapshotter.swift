@@ -109,11 +109,18 @@ public struct Snapshot: Sendable {
 
 public enum SnapshotError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidSize(width: Int, height: Int)
+    /// `width x height` CSS pixels at `scale` is more than `limit` device pixels in all.
+    case tooManyPixels(width: Int, height: Int, scale: Int, limit: Int)
+    /// A centre, zoom, span, box or padding that is not a number or out of its range.
+    case invalidRegion(String)
     case nothingToFit
 
     public var description: String {
         switch self {
         case .invalidSize(let w, let h): return "snapshot size \(w)x\(h) is out of range (1-4096 per side)"
+        case .tooManyPixels(let w, let h, let scale, let limit):
+            return "snapshot size \(w)x\(h)@\(scale)x is \(w * scale)x\(h * scale) pixels, more than \(limit) in all (4096x4096@2x)"
+        case .invalidRegion(let text): return text
         case .nothingToFit: return "nothing to fit: give a centre and zoom, a box, or features"
         }
     }
@@ -121,9 +128,17 @@ public enum SnapshotError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// Renders static map images: base tiles, then features, then the attribution.
 public enum Snapshotter {
+    /// The most device pixels (width x height x scale²) of one snapshot: 4096 x 4096 at @2x,
+    /// a 256 MiB canvas. Each side is 1-4096 CSS pixels and the scale 1-4.
+    public static let maxDevicePixels = 4096 * 4096 * 4
+
     public static func render(_ options: SnapshotOptions) async throws -> Snapshot {
         guard (1...4096).contains(options.width), (1...4096).contains(options.height), (1...4).contains(options.scale) else {
             throw SnapshotError.invalidSize(width: options.width, height: options.height)
+        }
+        // Within the ranges above nothing overflows: at most 4096 * 4096 * 16.
+        guard options.width * options.height * options.scale * options.scale <= maxDevicePixels else {
+            throw SnapshotError.tooManyPixels(width: options.width, height: options.height, scale: options.scale, limit: maxDevicePixels)
         }
         let (center, zoom) = try view(options)
         let scale = Double(options.scale)
@@ -163,37 +178,71 @@ public enum Snapshotter {
         }
     }
 
-    /// The centre and zoom a region asks for.
-    static func view(_ options: SnapshotOptions) throws -> (Coordinate, Double) {
+    /// The centre and zoom a region asks for, each checked: a NaN or a pole here would put
+    /// the whole view at infinity.
+    static func view(_ options: SnapshotOptions) throws(SnapshotError) -> (Coordinate, Double) {
+        guard options.maxZoom.isFinite, options.maxZoom >= 0 else { throw .invalidRegion("max zoom \(options.maxZoom) is not a zoom") }
+        let maxZoom = min(options.maxZoom, Double(TileID.maxZoom))
         let size = PixelSize(width: Double(options.width), height: Double(options.height))
         switch options.region {
-        case .center(let c, let zoom): return (c, zoom)
+        case .center(let c, let zoom):
+            try check(c, "centre")
+            guard zoom.isFinite, (0...Double(TileID.maxZoom)).contains(zoom) else {
+                throw .invalidRegion("zoom \(zoom) is out of range [0, \(TileID.maxZoom)]")
+            }
+            return (clamped(c), zoom)
         case .span(let c, let dLon, let dLat):
+            try check(c, "centre")
+            guard dLon.isFinite, dLat.isFinite, dLon >= 0, dLat >= 0, dLon <= 360, dLat <= 180 else {
+                throw .invalidRegion("span \(dLon),\(dLat) is not 0-360 degrees of longitude and 0-180 of latitude")
+            }
             let box = BoundingBox(west: c.longitude - dLon / 2, south: c.latitude - dLat / 2, east: c.longitude + dLon / 2, north: c.latitude + dLat / 2)
-            return (c, Zoom.fitting(box, in: size, maxZoom: options.maxZoom))
+            return (clamped(c), Zoom.fitting(box, in: size, maxZoom: maxZoom))
         case .box(let box):
-            return (mercatorCenter(box), Zoom.fitting(box, in: size, maxZoom: options.maxZoom))
+            try check(Coordinate(latitude: box.north, longitude: box.west), "box corner")
+            try check(Coordinate(latitude: box.south, longitude: box.east), "box corner")
+            guard box.south <= box.north else { throw .invalidRegion("box south \(box.south) is above north \(box.north)") }
+            return (mercatorCenter(box), Zoom.fitting(box, in: size, maxZoom: maxZoom))
         case .fit(let padding):
+            guard padding.isFinite, padding >= 0 else { throw .invalidRegion("padding \(padding) is not 0 or more pixels") }
             let overlayCorners = options.features.compactMap(\.imageOverlay).flatMap { overlay -> [Coordinate] in
                 switch overlay.placement {
                 case .box(let b): return [b.northWest, b.southEast]
                 case .corners(let a, let b, let c, let d): return [a, b, c, d]
                 }
             }
-            guard let box = BoundingBox(covering: options.features.compactMap(\.geometry).flatMap(\.coordinates) + overlayCorners) else { throw SnapshotError.nothingToFit }
+            let coordinates = (options.features.compactMap(\.geometry).flatMap(\.coordinates) + overlayCorners).filter(isOnEarth)
+            guard let box = BoundingBox(covering: coordinates) else { throw .nothingToFit }
             // Circles reach their radius beyond their centre.
             var grown = box
             for feature in options.features { if let r = feature.radius, let b = feature.geometry?.bounds { grown = union(grown, FeatureTileSource.grow(b, meters: r)) } }
             // staticmap fits at a whole zoom; so do we, so tiles are drawn 1:1.
-            let zoom = Zoom.fitting(grown, in: size, padding: padding, maxZoom: options.maxZoom).rounded(.down)
+            let zoom = Zoom.fitting(grown, in: size, padding: padding, maxZoom: maxZoom).rounded(.down)
             return (mercatorCenter(grown), zoom)
         }
     }
 
-    /// The centre of a box in Mercator (the middle of the picture), not the middle latitude.
+    static func isOnEarth(_ c: Coordinate) -> Bool {
+        c.latitude.isFinite && c.longitude.isFinite && abs(c.latitude) <= 90 && abs(c.longitude) <= 540
+    }
+
+    private static func check(_ c: Coordinate, _ what: String) throws(SnapshotError) {
+        guard isOnEarth(c) else { throw .invalidRegion("\(what) \(c.longitude),\(c.latitude) is not a longitude and latitude") }
+    }
+
+    /// A centre beyond Mercator's latitudes shows the world's edge instead.
+    static func clamped(_ c: Coordinate) -> Coordinate {
+        let limit = Coordinate.maxMercatorLatitude
+        return Coordinate(latitude: min(limit, max(-limit, c.latitude)), longitude: c.longitude)
+    }
+
+    /// The centre of a box in Mercator (the middle of the picture), not the middle latitude;
+    /// a box reaching a pole is cut at Mercator's limit (it cannot show more).
     static func mercatorCenter(_ box: BoundingBox) -> Coordinate {
-        let nw = MapPoint(Coordinate(latitude: box.north, longitude: box.west))
-        let se = MapPoint(Coordinate(latitude: box.south, longitude: box.west + box.longitudeSpan))
+        let limit = Coordinate.maxMercatorLatitude
+        let north = min(limit, max(-limit, box.north)), south = min(limit, max(-limit, box.south))
+        let nw = MapPoint(Coordinate(latitude: north, longitude: box.west))
+        let se = MapPoint(Coordinate(latitude: south, longitude: box.west + box.longitudeSpan))
         return MapPoint(x: (nw.x + se.x) / 2, y: (nw.y + se.y) / 2).coordinate.wrapped
     }
 
@@ -202,7 +251,8 @@ public enum Snapshotter {
     }
 
     /// Draws the base tiles under the view at the nearest whole zoom, wrapping columns
-    /// around the antimeridian.
+    /// around the antimeridian. `projection` comes from `view`, which checked it: a zoom of 0-30 and a finite origin
+    /// (at most 2^42 px), so the conversions below are of bounded numbers.
     static func drawBase(_ base: TileLayer, on canvas: Canvas, projection: MapProjection) async throws {
         let tileZoom = max(0, min(TileID.maxZoom, Int(projection.zoom.rounded())))
         let factor = pow(2, projection.zoom - Double(tileZoom))

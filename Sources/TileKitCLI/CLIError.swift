@@ -1,3 +1,6 @@
+import MBTiles
+import TileSources
+
 /// How a command failed; the CLI maps each case to an exit code in one place
 /// (BSD sysexits: usage 64, data 65, I/O 74; anything else 1).
 public enum CLIError: Error, Equatable, CustomStringConvertible {
@@ -24,6 +27,45 @@ public enum CLIError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .usage(let m), .data(let m), .io(let m), .unavailable(let m), .failure(let m): return m
+        }
+    }
+}
+
+extension CLIError {
+    /// What a command was doing with a file when a library call failed.
+    public enum FileAccess: Sendable { case reading, writing }
+
+    /// The one mapping of library failures to exits. The machine's failures (a full disk or
+    /// quota, an I/O error, a read-only file system, a permission, a missing file), whichever
+    /// layer reported them, are I/O (74) with a message naming `file` (the destination the
+    /// user gave, when writing) and the cause in words ("no space left on device"); a file
+    /// whose contents are wrong (any other failure while reading, a corrupt SQLite file) is
+    /// data (65); anything else is a failure (1).
+    public init(_ error: any Error, _ access: FileAccess, _ file: String) {
+        switch error {
+        case let error as CLIError: self = error
+        case let error as TileSourceError: self = CLIError(error)
+        default:
+            if let cause = IOFailure.cause(of: error) {
+                self = .io("\(file): cannot \(access == .reading ? "read" : "write"): \(cause)")
+            } else if let error = error as? SQLiteError {
+                self = .data(error.description)  // it names its file
+            } else if access == .reading {
+                self = .data("\(file): \(error)")
+            } else {
+                self = .failure("\(file): \(error)")
+            }
+        }
+    }
+
+    /// A tile store failure: the store cannot be read, written or found is I/O (74), a corrupt
+    /// one is data (65), a path that names no kind of store is usage (64). Writers name the
+    /// destination in `unwritable`, never a scratch file beside it.
+    public init(_ error: TileSourceError) {
+        switch error {
+        case .notFound, .unreadable, .unwritable: self = .io(error.description)
+        case .corrupt: self = .data(error.description)
+        case .invalid: self = .usage(error.description)
         }
     }
 }

@@ -45,12 +45,8 @@ enum CacheCommand: Command {
                 let removed = try cache.prune(maxAge: maxAge, maxBytes: maxSize)
                 io.write("\(path): removed \(removed) tiles")
             }
-        } catch let error as CLIError {
-            throw error
-        } catch let error as SQLiteError {
-            throw .data(error.description)
         } catch {
-            throw .io("\(path): \(error)")
+            throw CLIError(error, action == "info" ? .reading : .writing, path)
         }
     }
 }
@@ -60,7 +56,7 @@ extension Parse {
     static func age(_ text: String) throws(CLIError) -> Double {
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
         let unit = text.last.flatMap { units[$0] }
-        guard let value = Double(unit == nil ? text : String(text.dropLast())), value >= 0 else {
+        guard let value = Double(unit == nil ? text : String(text.dropLast())), value >= 0, value.isFinite else {
             throw .usage("age \"\(text)\" is not a number with s, m, h or d")
         }
         return value * (unit ?? 1)
@@ -71,9 +67,10 @@ extension Parse {
         let upper = text.uppercased()
         let units: [(String, Double)] = [("KB", 1024), ("MB", 1024 * 1024), ("GB", 1024 * 1024 * 1024), ("B", 1)]
         let unit = units.first { upper.hasSuffix($0.0) }
-        guard let value = Double(unit.map { String(upper.dropLast($0.0.count)) } ?? upper), value >= 0 else {
-            throw .usage("size \"\(text)\" is not a number with KB, MB or GB")
+        guard let value = Double(unit.map { String(upper.dropLast($0.0.count)) } ?? upper), value >= 0,
+              let bytes = Int(exactly: (value * (unit?.1 ?? 1)).rounded(.down)) else {
+            throw .usage("size \"\(text)\" is not a number with KB, MB or GB, below 8 EB")
         }
-        return Int(value * (unit?.1 ?? 1))
+        return bytes
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TileSources
 
 /// Where a command reads and writes: the real terminal in `tilekit`, buffers in tests.
 public struct CommandIO: Sendable {
@@ -16,8 +17,34 @@ public struct CommandIO: Sendable {
     /// Standard input, output and error.
     public static let standard = CommandIO(
         readLine: { Swift.readLine(strippingNewline: true) },
-        write: { text in FileHandle.standardOutput.write(Data((text + "\n").utf8)) },
-        writeError: { text in FileHandle.standardError.write(Data((text + "\n").utf8)) })
+        write: { text in StandardStream.write(text + "\n", to: STDOUT_FILENO) },
+        writeError: { text in StandardStream.write(text + "\n", to: STDERR_FILENO) })
+}
+
+/// Writes to standard output and error with write(2). Foundation's `FileHandle.write(_:)`
+/// traps when the write fails (its `try!`), so `tilekit tile list > file` on a full disk
+/// crashed; here a failed write of standard output ends the process with exit 74 and the
+/// cause, as `cat` and `seq` do (a failed write of standard error is dropped: nowhere to say it).
+enum StandardStream {
+    static func write(_ text: String, to fd: Int32) {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { buffer in
+                buffer.baseAddress.map { Glibc.write(fd, $0 + offset, buffer.count - offset) } ?? 0
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                if fd == STDOUT_FILENO {
+                    let cause = count < 0 ? IOFailure.words(errno: errno) : "nothing written"
+                    write("tilekit: standard output: cannot write: \(cause)\n", to: STDERR_FILENO)
+                    exit(ExitCode.io)
+                }
+                return
+            }
+            offset += count
+        }
+    }
 }
 
 /// One `tilekit` command: its words, help text, options and what it does.

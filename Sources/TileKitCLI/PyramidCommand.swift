@@ -9,7 +9,7 @@ enum PyramidCommand: Command {
     static let path = ["pyramid"]
     static let summary = "cut a georeferenced image into a tile pyramid"
     static let options = OptionSpec(valued: ["out", "bounds", "corners", "crs", "zoom", "scheme", "format", "tile-size", "resampling",
-                                             "lower", "name", "attribution", "concurrency"],
+                                             "lower", "name", "attribution", "concurrency", "max-pixels"],
                                     flags: ["retina", "resume", "quiet", "json"], aliases: ["o": "out", "z": "zoom"])
     static let help = """
     Usage: tilekit pyramid IMAGE --out STORE [--bounds W,S,E,N | --corners LON,LAT;LON,LAT;LON,LAT;LON,LAT]
@@ -34,6 +34,9 @@ enum PyramidCommand: Command {
       --resume              continue a build that was stopped (even killed) instead of starting over
       --name, --attribution the store's metadata
       --concurrency N       tiles drawn at once (default: 2)
+      --max-pixels N        the largest image read, width x height (default: 4294967296, a 65536 px square;
+                            at most 131072 px a side). The image streams row by row; a WebP, an interlaced
+                            PNG or a progressive JPEG is decoded whole and must stay within 268435456 pixels
       --quiet               no progress bar
       --json                print a summary as JSON
     """
@@ -60,10 +63,13 @@ enum PyramidCommand: Command {
         options.lowerZooms = l
         options.concurrency = try Parse.count(arguments.values["concurrency"] ?? "2", "concurrency", 1...64)
         let scheme = try Parse.scheme(arguments.values["scheme"]) ?? .xyz
+        if let text = arguments.values["max-pixels"] {
+            options.imageLimits.maxPixels = try Parse.count(text, "max-pixels", 1...(1 << 40))
+        }
 
         let size: (Int, Int)
         do {
-            let reader = try ImageRowReader(path: imagePath)
+            let reader = try ImageRowReader(path: imagePath, limits: options.imageLimits)
             size = (reader.width, reader.height)
         } catch {
             throw .data(error.description)
@@ -75,12 +81,13 @@ enum PyramidCommand: Command {
             stores.append(try StagedStore(path: out, scheme: scheme, format: format, resume: arguments.flag("resume")))
             if options.retina { stores.append(try StagedStore(path: retinaPath(out), scheme: scheme, format: format, resume: arguments.flag("resume"))) }
         } catch {
-            throw .usage("\(out): \(error.description)")
+            throw CLIError(error)
         }
         let builder: PyramidBuilder
         do {
             builder = try PyramidBuilder(source: imagePath, georeference: georeference, stores: stores, options: options)
         } catch {
+            for store in stores where !store.resumed { store.discard() }  // nothing was built
             throw .usage(error.description)
         }
         var bar = ProgressBar(label: "pyramid z\(builder.zooms.lowerBound)-\(builder.zooms.upperBound)", io: io)
@@ -97,8 +104,11 @@ enum PyramidCommand: Command {
             // A broken image: nothing to resume, so nothing is left behind.
             for store in stores { store.discard() }
             throw .data(error.description)
+        } catch let error as PyramidError {
+            throw .data(error.description)
         } catch {
-            throw .io("\(out): \(error) (the partial store is kept: run again with --resume)")
+            for store in stores { store.discard() }  // a failed write must not leave the disk full
+            throw CLIError(error, .writing, out)
         }
         let seconds = (clock.now - start).seconds
         if arguments.flag("json") {
@@ -123,9 +133,8 @@ enum PyramidCommand: Command {
     static func locate(_ imagePath: String, arguments: BoundArguments, width: Int, height: Int) throws(CLIError) -> Georeference {
         do {
             if let text = arguments.values["bounds"] {
-                let parts = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-                guard parts.count == 4, parts.allSatisfy({ $0 != nil }) else { throw CLIError.usage("bounds \"\(text)\" is not W,S,E,N") }
-                let p = parts.map { $0! }
+                let p = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }.filter(\.isFinite)
+                guard p.count == 4, text.split(separator: ",").count == 4 else { throw CLIError.usage("bounds \"\(text)\" is not W,S,E,N") }
                 return try Georeference.bounds(BoundingBox(west: p[0], south: p[1], east: p[2], north: p[3]), width: width, height: height)
             }
             if let text = arguments.values["corners"] {
@@ -137,7 +146,7 @@ enum PyramidCommand: Command {
             let url = URL(fileURLWithPath: imagePath)
             let stem = url.deletingPathExtension()
             let ext = url.pathExtension.lowercased()
-            let worldExtensions = [ext.isEmpty ? "" : "\(ext.first!)\(ext.last!)w", ext + "w", "wld", "pgw", "jgw", "tfw"].filter { !$0.isEmpty }
+            let worldExtensions = [ext.first.flatMap { first in ext.last.map { "\(first)\($0)w" } } ?? "", ext + "w", "wld", "pgw", "jgw", "tfw"].filter { !$0.isEmpty }
             for candidate in worldExtensions {
                 let file = stem.appendingPathExtension(candidate).path
                 guard let data = FileManager.default.contents(atPath: file) else { continue }

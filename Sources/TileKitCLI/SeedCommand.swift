@@ -15,10 +15,11 @@ enum SeedCommand: Command {
 
     Fetches every tile covering the box at each zoom into STORE (a folder, .mbtiles or
     .pmtiles). Tiles STORE already has are skipped, so running the same command again
-    resumes an interrupted seed. Requests are polite: an identifying User-Agent, a limit
-    on concurrent requests and on requests per second, retries with backoff on 5xx and
-    network errors, none on 4xx. Tile servers have usage policies (OpenStreetMap's forbids
-    bulk downloading): seed only what you may.
+    resumes an interrupted seed. A new STORE is built hidden beside its name and appears
+    when the seed ends; an existing one takes the new tiles as they come. Requests are
+    polite: an identifying User-Agent, a limit on concurrent requests and on requests per
+    second, retries with backoff on 5xx and network errors, none on 4xx. Tile servers have
+    usage policies (OpenStreetMap's forbids bulk downloading): seed only what you may.
 
     Options:
       --source S          a URL template ({z} {x} {y} {s} {r} {-y} {q} and --var keys), a store, or a
@@ -33,7 +34,7 @@ enum SeedCommand: Command {
       --var NAME=VALUE    a value for {NAME} in the template; repeatable
       --scale N           pixel density: 2 asks {r} for @2x tiles (default: 1)
       --retries N         retries after a 5xx or network error (default: 3)
-      --timeout SECONDS   per request (default: 10)
+      --timeout SECONDS   per request, 0.001-3600 (default: 10)
       --max-tiles N       refuse regions larger than this (default: 10000)
       --dry-run           print the tile count and an estimated size (from 3 sampled tiles), fetch nothing else
       --quiet             no progress bar
@@ -74,9 +75,10 @@ enum SeedCommand: Command {
         let outPath = try required(arguments, "out")
         let writer: any TileStoreWriter
         do {
-            writer = try TileStore.writer(outPath, scheme: .xyz, fileExtension: source.metadata.format?.fileExtension ?? "png")
+            // A new store is staged beside OUT and continued by a rerun; an existing one grows in place.
+            writer = try TileStore.updater(outPath, scheme: .xyz, format: source.metadata.format ?? .png, resume: true)
         } catch {
-            throw .io(error.description)
+            throw CLIError(error, .writing, outPath)
         }
         var metadata = source.metadata
         metadata.bounds = nil
@@ -90,10 +92,8 @@ enum SeedCommand: Command {
                 if p.failed > 0 { detail += " \(p.failed) failed" }
                 if !quiet { bar.update(done: p.done - p.skipped, total: p.total - p.skipped, elapsed: p.elapsed, detail: detail) }
             }
-        } catch let error as TileSourceError {
-            throw .io(error.description)
         } catch {
-            throw .failure("\(error)")
+            throw CLIError(error, .writing, outPath)
         }
         let rate = Double(report.fetched) / max(report.elapsed.seconds, 0.001)
         io.write("\(outPath): \(report.fetched) tiles fetched, \(report.skipped) already present, \(report.absent) absent upstream, "
@@ -118,7 +118,7 @@ enum SeedCommand: Command {
         options.requestsPerSecondPerHost = rate
         options.retries = try Parse.count(arguments.values["retries"] ?? "3", "retries", 0...10)
         let timeout = try Parse.number(arguments.values["timeout"] ?? "10", "timeout")
-        guard timeout > 0 else { throw .usage("timeout \(timeout) must be above 0") }
+        guard (0.001...3600).contains(timeout) else { throw .usage("timeout \(timeout) is outside 0.001-3600 seconds") }
         options.timeout = .milliseconds(Int(timeout * 1000))
         do {
             let template = try URLTemplate(text, subdomains: URLTemplate.subdomains(arguments.values["subdomains"] ?? "abc"), variables: variables)

@@ -20,36 +20,46 @@ enum SimulateCommand: Command {
       --gpx FILE          the route (GPX track or route, or any line in GeoJSON/KML)
       --pois FILE         GeoJSON Points with id, kind (quest, monster, store, treasure, warp),
                           radius (meters, default 10) and title; or a plist of annotations
-      --speed M/S         walking speed when the route has no times (default: 1.4)
-      --tick SECONDS      time between positions (default: 1)
-      --time-warp N       play N times faster (default: 1)
-      --noise METERS      GPS noise, 1 sigma, seeded (default: 0)
+      --speed M/S         walking speed when the route has no times, 0.01-1000 (default: 1.4)
+      --tick SECONDS      time between positions, 0.0001-86400 (default: 1)
+      --time-warp N       play N times faster, 0.001-1000000 (default: 1)
+      --noise METERS      GPS noise, 1 sigma, seeded, 0-10000 (default: 0)
       --seed N            the noise's seed (default: 1)
-      --hysteresis METERS how far past the radius an exit is (default: 2)
-      --dwell SECONDS     time inside before an enter fires (default: 0)
+      --hysteresis METERS how far past the radius an exit is, 0-10000 (default: 2)
+      --dwell SECONDS     time inside before an enter fires, 0-86400 (default: 0)
       --positions         also print {"t":...,"event":"position",...} every tick
       --loop              play the route again and again, in real time (stop with Ctrl-C)
+
+    Positions are computed as they are played, never stored. One pass of the route may make
+    at most 10000000 positions (its duration over --tick): a longer route is refused with
+    the tick that would fit.
     """
 
     static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError) {
         try expectPositionals(arguments, 0...0, "")
         let gpx = try required(arguments, "gpx"), poisPath = try required(arguments, "pois")
         for file in [gpx, poisPath] where !FileManager.default.fileExists(atPath: file) { throw .io("\(file): no such file") }
-        let speed = try Parse.number(arguments.values["speed"] ?? "1.4", "speed")
-        let tick = try Parse.number(arguments.values["tick"] ?? "1", "tick")
-        let warp = try Parse.number(arguments.values["time-warp"] ?? "1", "time-warp")
-        let noise = try Parse.number(arguments.values["noise"] ?? "0", "noise")
-        guard speed > 0, tick > 0, warp > 0, noise >= 0 else { throw .usage("speed, tick and time-warp must be above 0, noise 0 or more") }
+        func number(_ name: String, _ fallback: String, _ range: ClosedRange<Double>, _ unit: String) throws(CLIError) -> Double {
+            let value = try Parse.number(arguments.values[name] ?? fallback, name)
+            guard range.contains(value) else { throw .usage("\(name) \(value)\(unit) is out of range [\(range.lowerBound), \(range.upperBound)]") }
+            return value
+        }
+        let speed = try number("speed", "1.4", RoutePlayback.speedRange, " m/s")
+        let tick = try number("tick", "1", Simulation.tickRange, " s")
+        let warp = try number("time-warp", "1", RoutePlayback.timeWarpRange, "")
+        let noise = try number("noise", "0", RoutePlayback.noiseRange, " m")
+        let hysteresis = try number("hysteresis", "2", 0...10_000, " m")
+        let dwell = try number("dwell", "0", 0...86_400, " s")
         let seed = UInt64(try Parse.count(arguments.values["seed"] ?? "1", "seed", 0...Int.max))
         var simulation: Simulation
         do {
             let playback = try RoutePlayback.load(gpx, speed: speed, timeWarp: warp, noise: noise, seed: seed)
-            simulation = Simulation(playback: playback, pois: try PointsOfInterest.load(poisPath), tick: tick)
+            simulation = try Simulation(playback: playback, pois: try PointsOfInterest.load(poisPath), tick: tick)
         } catch {
             throw .data("\(error)")
         }
-        simulation.hysteresis = try Parse.number(arguments.values["hysteresis"] ?? "2", "hysteresis")
-        simulation.dwell = try Parse.number(arguments.values["dwell"] ?? "0", "dwell")
+        simulation.hysteresis = hysteresis
+        simulation.dwell = dwell
         let positions = arguments.flag("positions")
         var lap = 0.0
         repeat {
@@ -61,7 +71,7 @@ enum SimulateCommand: Command {
                 case .position(let time, let p):
                     if positions { io.write(String(format: "{\"t\":%.3f,\"event\":\"position\",\"lon\":%.7f,\"lat\":%.7f}", time, p.longitude, p.latitude)) }
                     if arguments.flag("loop") {
-                        let due = started + .milliseconds(Int((time - lap) * 1000))
+                        let due = started + .seconds(time - lap)
                         if due > ContinuousClock.now { try? await Task.sleep(until: due) }
                     }
                 }

@@ -22,7 +22,8 @@ enum SnapshotCommand: Command {
 
     Options:
       --size WxH            image size in CSS pixels, each 1-4096 (default: 600x400)
-      --scale N             pixel density 1-3 (default: 1)
+      --scale N             pixel density 1-3 (default: 1); the image is at most 67108864 pixels
+                            in all (4096x4096 at scale 2)
       --base SOURCE         a folder, .mbtiles, .pmtiles (or its http(s) URL), URL template or map.json;
                             none: a plain background
       --overlay FILE        GeoJSON (.geojson, .json), GPX (.gpx), KML (.kml) or plist (.plist); repeatable
@@ -98,16 +99,15 @@ enum SnapshotCommand: Command {
                                           features: features, attribution: attribution)
             options.images = images
             snapshot = try await Snapshotter.render(options)
-            try AtomicFile.write(try snapshot.image.encoded(.defaults(for: format)), to: output)
+            // The image and its geometry together: a full disk leaves neither.
+            let geometry: [(path: String, bytes: [UInt8])] = arguments.values["geometry"].map { [($0, [UInt8](snapshot.geometryJSON) + [10])] } ?? []
+            try AtomicFile.write(files: [(output, try snapshot.image.encoded(.defaults(for: format)))] + geometry)
         } catch let error as CLIError {
             throw error
         } catch let error as SnapshotError {
             throw .usage(error.description)
         } catch {
             throw .failure("\(error)")
-        }
-        if let geometryPath = arguments.values["geometry"] {
-            try AtomicFile.write(Array(snapshot.geometryJSON) + [10], to: geometryPath)
         }
         io.write(output)
     }

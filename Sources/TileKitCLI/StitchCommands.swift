@@ -48,9 +48,9 @@ enum StitchCommand: Command {
             let stem = URL(fileURLWithPath: output).deletingPathExtension()
             let world = format == .png ? "pgw" : format == .jpeg ? "jgw" : "wld"
             let georeference = try sidecar.georeference(width: image.width, height: image.height)
-            try AtomicFile.write(try image.encoded(format == .png ? .png(compressionLevel: 6) : .defaults(for: format)), to: output)
-            try AtomicFile.write(Array(georeference.worldFileText.utf8), to: stem.appendingPathExtension(world).path)
-            try AtomicFile.write(Array(sidecar.encoded()), to: stem.appendingPathExtension("json").path)
+            try AtomicFile.write(files: [(output, try image.encoded(format == .png ? .png(compressionLevel: 6) : .defaults(for: format))),
+                                         (stem.appendingPathExtension(world).path, Array(georeference.worldFileText.utf8)),
+                                         (stem.appendingPathExtension("json").path, Array(sidecar.encoded()))])
             if arguments.flag("json") {
                 io.write(JSON.object([("image", "\"\(output)\""), ("width", "\(image.width)"), ("height", "\(image.height)"), ("zoom", "\(zoom)"),
                                       ("tiles", "\(range.count)")]))
@@ -109,11 +109,11 @@ enum SplitCommand: Command {
         let encoding: EncodingOptions = format == .png ? .png(compressionLevel: 6, filter: .all) : .defaults(for: format)
         var changed = [TileID: RGBAImage](), unchanged = 0, copied = 0, rebuilt = 0
         do {
-            let writer = try TileStore.writer(out, fileExtension: format.fileExtension)
+            let writer = try TileStore.updater(out, format: format, resume: false)
             for tile in sidecar.range {
                 let cut = Stitching.crop(image, tile: tile, sidecar: sidecar)
                 let before = try await original?.tile(TileRequest(tile)).data
-                if let before, let decoded = try? RGBAImage(decoding: before.bytes), decoded.pixels == cut.pixels {
+                if let before, let decoded = try? RGBAImage(decoding: before.bytes, limits: .tile), decoded.pixels == cut.pixels {
                     unchanged += 1
                     // With an output store, `original` is that store and the tile is already in it;
                     // otherwise copy the stitched source's bytes.
@@ -153,10 +153,8 @@ enum SplitCommand: Command {
                                                                  minZoom: sidecar.zoom, maxZoom: sidecar.zoom)
             metadata.format = format
             try writer.finish(metadata: metadata)
-        } catch let error as CLIError {
-            throw error
         } catch {
-            throw .io("\(out): \(error)")
+            throw CLIError(error, .writing, out)
         }
         if arguments.flag("json") {
             io.write(JSON.object([("changed", "\(changed.count)"), ("unchanged", "\(unchanged)"), ("copied", "\(copied)"), ("parents", "\(rebuilt)")]))

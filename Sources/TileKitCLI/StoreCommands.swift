@@ -64,7 +64,7 @@ enum InfoCommand: Command {
         do {
             perZoom = try TileStore.statistics(of: source)
         } catch let error as TileSourceError {
-            throw error.isIO ? .io(error.description) : .data(error.description)
+            throw CLIError(error)
         } catch {
             throw .data("\(arguments.positionals[0]): \(error)")
         }
@@ -107,7 +107,8 @@ enum ConvertCommand: Command {
     .pmtiles, read with range requests) into DST, whose kind follows
     its name: a path ending in .mbtiles or .pmtiles is a file, anything else a folder.
     Tiles are re-encoded only when --format differs from theirs. DST is written beside its
-    final name and renamed into place at the end: an interrupted run leaves no half store.
+    final name and renamed into place at the end: an interrupted run leaves no half store,
+    and the next run removes what it left. A full disk is exit 74, with nothing left behind.
 
     Options:
       --scheme xyz|tms         row order of a DST folder (default: xyz; MBTiles is always TMS)
@@ -143,51 +144,39 @@ enum ConvertCommand: Command {
         }
         let kind: TileStoreKind
         do { kind = try TileStoreKind(name: destination) } catch { throw .usage(error.description) }
-        // Build beside the destination, then swap it in.
-        let temporary = URL(fileURLWithPath: destination).deletingLastPathComponent()
-            .appendingPathComponent(".\(URL(fileURLWithPath: destination).lastPathComponent).\(getpid()).partial").path
         var metadata = source.metadata
         if let format { metadata.format = format }
+        // Built beside the destination and renamed into place at the end (`StagedStore`); a
+        // killed run's scratch files are removed by the next one, a failed run's at once.
         let count: Int
         do {
-            count = try copy(source, to: temporary, kind: kind, scheme: scheme, encoding: encoding, metadata: metadata)
-            if FileManager.default.fileExists(atPath: destination) { try FileManager.default.removeItem(atPath: destination) }
-            guard rename(temporary, destination) == 0 else { throw CLIError.io("\(destination): \(String(cString: strerror(errno)))") }
+            let store = try StagedStore(path: destination, kind: kind, scheme: scheme, format: metadata.format ?? .png,
+                                        resume: false, resumable: false)
+            count = try copy(source, to: store, encoding: encoding, metadata: metadata)
         } catch {
-            for leftover in [temporary, temporary + "-wal", temporary + "-shm", temporary + "-journal"] {
-                try? FileManager.default.removeItem(atPath: leftover)
-            }
-            switch error {
-            case let error as CLIError: throw error
-            case let error as TileSourceError:
-                if case .unwritable = error { throw .io(error.description) }
-                throw error.isIO ? .io(error.description) : .data(error.description)
-            default: throw .data("\(sourcePath): \(error)")
-            }
+            // The store's failures are `unwritable`, naming the destination; the rest are the source's.
+            throw CLIError(error, .reading, sourcePath)
         }
         if !arguments.flag("quiet") { io.write("\(destination): \(count) tiles (\(kind.rawValue))") }
     }
 }
 
 extension ConvertCommand {
-    /// Writes every tile of `source` into a new store and returns the count. The writer is
-    /// released on return, so its file is closed before the caller renames it.
-    static func copy(_ source: any TileSource, to path: String, kind: TileStoreKind, scheme: TileScheme,
-                     encoding: EncodingOptions?, metadata: TileSetMetadata) throws -> Int {
+    /// Writes every tile of `source` into `store`, puts the store in place and returns the count.
+    static func copy(_ source: any TileSource, to store: StagedStore, encoding: EncodingOptions?,
+                     metadata: TileSetMetadata) throws -> Int {
         var metadata = metadata
-        let writer = try TileStore.writer(path, kind: kind, scheme: scheme,
-                                          fileExtension: (metadata.format ?? .png).fileExtension)
         var count = 0
         try TileStore.forEachTile(in: source) { tile, bytes in
             var out = bytes
             if let encoding, ImageFormat(sniffing: bytes) != encoding.format {
-                out = try RGBAImage(decoding: bytes).encoded(encoding)
+                out = try RGBAImage(decoding: bytes, limits: .tile).encoded(encoding)
             }
-            try writer.write(tile, bytes: out)
+            try store.write(tile, bytes: out)
             count += 1
         }
-        metadata.scheme = kind == .mbtiles ? .tms : scheme
-        try writer.finish(metadata: metadata)
+        metadata.scheme = store.kind == .mbtiles ? .tms : store.scheme
+        try store.finish(metadata: metadata)
         return count
     }
 }
@@ -198,12 +187,7 @@ enum Stores {
         do {
             return try TileStore.open(path, scheme: scheme)
         } catch {
-            switch error {
-            case .notFound: throw .io(error.description)
-            case .unreadable: throw .io(error.description)
-            case .invalid: throw .usage(error.description)
-            default: throw .data(error.description)
-            }
+            throw CLIError(error)
         }
     }
 }

@@ -21,7 +21,7 @@ extension TileServer {
         }
         let simulation: Simulation
         do {
-            simulation = Simulation(playback: try RoutePlayback.load(file, speed: game.speed, timeWarp: warp), pois: map.pois, tick: game.tick / warp)
+            simulation = try Simulation(playback: try RoutePlayback.load(file, speed: game.speed, timeWarp: warp), pois: map.pois, tick: game.tick / warp)
         } catch {
             return .text(500, "route \(routeName): \(error)")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TileSources
 
 /// Counters for `/metrics`, in Prometheus' text format: requests by route and status, a
 /// latency histogram, the memory cache's hits and misses, and upstream errors.
@@ -111,6 +112,25 @@ public final class Metrics: Sendable {
         tilekit_static_renders_refused_total \(s.rendersRefused)
 
         """
+        return out
+    }
+}
+
+extension TileServer {
+    /// Each remote layer's bad answers (not a tile, too large, truncated), cut-off fetches and
+    /// requests turned away because its host's slots stayed busy.
+    func upstreamMetrics() -> String {
+        let remotes = order.flatMap { name in maps[name]?.layers.compactMap { layer in layer.remote.map { (name, layer.spec.id, $0.counters) } } ?? [] }
+        guard !remotes.isEmpty else { return "" }
+        var out = ""
+        for (metric, help, value) in [("bad_answers", "Upstream answers that were not good tiles (never cached).", \RemoteCounters.badAnswers),
+                                      ("deadlines", "Upstream fetches cut off at their deadline.", \RemoteCounters.deadlines),
+                                      ("queue_timeouts", "Requests answered 503 because every slot to the upstream host stayed busy.", \RemoteCounters.queueTimeouts)] {
+            out += "# HELP tilekit_upstream_\(metric)_total \(help)\n# TYPE tilekit_upstream_\(metric)_total counter\n"
+            for (map, layer, counters) in remotes {
+                out += "tilekit_upstream_\(metric)_total{map=\"\(map)\",layer=\"\(layer)\"} \(counters[keyPath: value])\n"
+            }
+        }
         return out
     }
 }

@@ -168,7 +168,7 @@ public final class TileServer: Sendable {
         case .ready: response = await readiness()
         case .metrics:
             response = HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
-                                    body: Array((metrics.text(cache: cache.statistics) + (options.sharedCache?.counters.prometheusText ?? "")).utf8))
+                                    body: Array((metrics.text(cache: cache.statistics) + upstreamMetrics() + (options.sharedCache?.counters.prometheusText ?? "")).utf8))
         case .asset(let name):
             if let asset = assets[name] {
                 response = cacheable(request, HTTPResponse(status: 200, headers: [("Content-Type", asset.type), ("Cache-Control", "public, max-age=3600")], body: asset.bytes))
@@ -319,7 +319,7 @@ public final class TileServer: Sendable {
                 var entry: CachedTile
                 switch result {
                 case .tile(let data):
-                    let bytes = data.format == format ? data.bytes : try RGBAImage(decoding: data.bytes).encoded(.defaults(for: format))
+                    let bytes = data.format == format ? data.bytes : try RGBAImage(decoding: data.bytes, limits: .tile).encoded(.defaults(for: format))
                     entry = CachedTile(bytes: bytes, etag: "\"" + ContentDigest(bytes).text + "\"", format: format, provenance: Self.provenance(data.provenance),
                                        freshness: data.freshness)
                     if data.freshness.isReusable { cache.set(key, entry, cost: bytes.count + 128, expiresAt: data.freshness.memoryExpiry) }

@@ -1,23 +1,87 @@
 import Foundation
 
-/// Writes files so a reader never sees half of one: the bytes go to a temporary file in
-/// the same directory (created if missing), which is then renamed over the destination
-/// (rename is atomic within a file system). A failure leaves the destination as it was.
+/// Writes files so a reader never sees half of one: the bytes go to a scratch file beside the
+/// destination (`.NAME.tmp`, in the same directory, created if missing), which is then renamed
+/// over it (rename is atomic within a file system). A failure leaves the destination as it
+/// was and removes the scratch file; a process killed mid-way leaves `.NAME.tmp`, which the
+/// next write of the same destination truncates and reuses.
+///
+/// One writer per destination at a time: the scratch name is derived from the destination
+/// alone, so that a later run finds what a killed one left.
 public enum AtomicFile {
+    /// `DIR/NAME` → `DIR/.NAME.tmp`.
+    public static func temporaryPath(for destination: String) -> String {
+        let url = URL(fileURLWithPath: destination)
+        return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp").path
+    }
+
     public static func write(_ bytes: [UInt8], to url: URL) throws(TileSourceError) {
-        let folder = url.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        try write([(url.path, bytes)])
+    }
+
+    /// Writes several files as one: every scratch file is written before any is renamed into
+    /// place, so a full disk leaves none of them (an image without its sidecar is no use).
+    public static func write(_ files: [(path: String, bytes: [UInt8])]) throws(TileSourceError) {
+        var written = [String]()
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try Data(bytes).write(to: temporary)
+            for (path, bytes) in files {
+                let scratch = temporaryPath(for: path)
+                written.append(scratch)
+                try writeNew(bytes, to: scratch, naming: path)
+            }
+            for (path, _) in files { try moveIntoPlace(temporaryPath(for: path), path) }
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw .unwritable(path: url.path, reason: (error as NSError).localizedDescription)
+            for scratch in written { unlink(scratch) }
+            throw error
         }
-        guard rename(temporary.path, url.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: temporary)
-            throw .unwritable(path: url.path, reason: reason)
+    }
+
+    /// Puts a finished scratch file or folder in the place of `destination`. A file replaces
+    /// the old one atomically. A folder (or a change between file and folder) cannot be renamed
+    /// over an existing one, so the old one is first renamed to `SCRATCH.old`, then removed;
+    /// a process killed in between leaves the old store there and `restoreOld` puts it back.
+    public static func moveIntoPlace(_ scratch: String, _ destination: String) throws(TileSourceError) {
+        let manager = FileManager.default
+        var scratchIsFolder: ObjCBool = false, destinationIsFolder: ObjCBool = false
+        let replacing = manager.fileExists(atPath: destination, isDirectory: &destinationIsFolder)
+        _ = manager.fileExists(atPath: scratch, isDirectory: &scratchIsFolder)
+        if replacing && (scratchIsFolder.boolValue || destinationIsFolder.boolValue) {
+            let old = oldPath(for: scratch)
+            try? manager.removeItem(atPath: old)
+            guard rename(destination, old) == 0 else { throw .unwritable(path: destination, reason: IOFailure.words(errno: errno)) }
+            guard rename(scratch, destination) == 0 else {
+                let reason = IOFailure.words(errno: errno)
+                _ = rename(old, destination)
+                throw .unwritable(path: destination, reason: reason)
+            }
+            try? manager.removeItem(atPath: old)
+            return
+        }
+        guard rename(scratch, destination) == 0 else { throw .unwritable(path: destination, reason: IOFailure.words(errno: errno)) }
+    }
+
+    /// Where `moveIntoPlace` keeps the store it replaces until the new one is in place.
+    public static func oldPath(for scratch: String) -> String { scratch + ".old" }
+
+    /// After a process was killed inside `moveIntoPlace`: the old store comes back when the
+    /// destination is missing, and is removed when the new one made it into place.
+    public static func restoreOld(_ scratch: String, _ destination: String) {
+        let old = oldPath(for: scratch)
+        guard FileManager.default.fileExists(atPath: old) else { return }
+        if FileManager.default.fileExists(atPath: destination) || rename(old, destination) != 0 {
+            try? FileManager.default.removeItem(atPath: old)
+        }
+    }
+
+    /// Creates or truncates `path` and writes `bytes` to it; errors name `destination`.
+    static func writeNew(_ bytes: [UInt8], to path: String, naming destination: String) throws(TileSourceError) {
+        let url = URL(fileURLWithPath: path)
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(bytes).write(to: url)
+        } catch {
+            unlink(path)
+            throw .writing(destination, error)  // Foundation keeps the errno: its words, not its text
         }
     }
 }

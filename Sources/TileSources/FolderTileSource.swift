@@ -40,7 +40,7 @@ public struct FolderTileSource: TileSource {
         metadata.bounds = stored.bounds ?? Self.scanBounds(directory, zoom: minZoom, scheme: resolvedScheme)
         metadata.attribution = stored.attribution
         metadata.description = stored.description
-        if let data = try? Data(contentsOf: sample), let image = try? RGBAImage(decoding: data) {
+        if let data = try? Data(contentsOf: sample), let image = try? RGBAImage(decoding: data, limits: .tile) {
             if TileSetMetadata.tileSizes.contains(image.width) {
                 metadata.tileSize = image.width
             } else {

@@ -117,7 +117,7 @@ public final class MBTilesStoreWriter: TileStoreWriter {
         do {
             writer = try MBTilesWriter(path: path)
         } catch {
-            throw .unwritable(path: path, reason: error.message)
+            throw .unwritable(path: path, reason: IOFailure.cause(of: error) ?? error.message)
         }
     }
 

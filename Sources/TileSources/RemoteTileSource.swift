@@ -304,19 +304,16 @@ public final class RemoteTileSource: TileSource {
             }
         }
         guard let format = ImageFormat(sniffing: bytes) else { throw .notAnImage(url: url, contentType: contentType, firstBytes: hex()) }
-        let header: UpstreamImageHeader
-        switch UpstreamImageHeader.read(bytes, format: format) {
-        case .success(let h): header = h
-        case .failure(let problem): throw .undecodable(url: url, format: format, reason: problem.reason)
-        }
-        guard (1...max(1, maxSide)).contains(header.width), (1...max(1, maxSide)).contains(header.height) else {
+        let header: ImageHeader
+        do throws(CanvasError) { header = try ImageHeader(sniffing: bytes) } catch { throw .undecodable(url: url, format: format, reason: error.description) }
+        let side = max(1, maxSide)
+        let limits = ImageLimits(maxSide: side, maxPixels: side * side)
+        guard limits.allows(width: header.width, height: header.height) else {
             throw .tileTooLarge(url: url, width: header.width, height: header.height, maxSide: maxSide)
         }
         do throws(CanvasError) {
-            let image = try RGBAImage(decoding: bytes)
-            guard image.width == header.width, image.height == header.height else {
-                throw CanvasError.decodeFailed(format: format, reason: "decoded \(image.width)x\(image.height) px, the header says \(header.width)x\(header.height)")
-            }
+            // The decoder re-reads the size and refuses one that differs from the header's.
+            _ = try RGBAImage(decoding: bytes, limits: limits)
         } catch {
             throw .undecodable(url: url, format: format, reason: error.description)
         }

@@ -1,4 +1,5 @@
 import Foundation
+public import Canvas
 public import TileMath
 
 /// Somewhere tiles can be written: a folder, an MBTiles or a PMTiles file.
@@ -6,6 +7,7 @@ public import TileMath
 /// A writer is used by one task at a time. Nothing is visible to readers as a finished
 /// store until `finish()` returns; a writer dropped without `finish()` leaves either the
 /// previous store or a store a resumed build can continue, never a corrupt one.
+/// `TileStore.updater` and `StagedStore` are how commands get one.
 public protocol TileStoreWriter: AnyObject {
     func write(_ tile: TileID, bytes: [UInt8]) throws
     /// True when the store already holds the tile (a resumed build skips it).
@@ -35,7 +37,7 @@ public final class FolderTileWriter: TileStoreWriter {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw .unwritable(path: directory.path, reason: (error as NSError).localizedDescription)
+            throw .writing(directory.path, error)
         }
     }
 
@@ -61,5 +63,51 @@ public final class FolderTileWriter: TileStoreWriter {
         if let description = metadata.description { object["description"] = description }
         let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
         try AtomicFile.write(Array(data), to: directory.appendingPathComponent("metadata.json"))
+    }
+}
+
+extension TileStore {
+    /// A writer that adds tiles to the store at `path` (`seed`, `split`). An existing store
+    /// takes them in place: MBTiles one transaction at a time, a folder one renamed file at a
+    /// time, a PMTiles file laid out anew beside it and renamed over it; each stays valid if
+    /// the process dies. A new store is staged (`StagedStore`): it appears only when `finish`
+    /// returns, and with `resume` a later run continues what a killed one left.
+    public static func updater(_ path: String, scheme: TileScheme = .xyz, format: ImageFormat,
+                               resume: Bool) throws(TileSourceError) -> any TileStoreWriter {
+        let kind = try TileStoreKind(name: path)
+        guard FileManager.default.fileExists(atPath: path) else {
+            return try StagedStore(path: path, kind: kind, scheme: scheme, format: format, resume: resume, resumable: resume)
+        }
+        do {
+            let existing = try TileStore.open(path, scheme: scheme).metadata
+            let writer = try TileStore.writer(path, kind: try TileStoreKind(path: path), scheme: scheme, fileExtension: format.fileExtension)
+            return AddingWriter(writer, existing: existing)
+        } catch {
+            if case .corrupt = error { throw error }
+            throw .writing(path, error)
+        }
+    }
+}
+
+/// An existing store taking more tiles: what the run did not learn (the format, when every
+/// tile was already there) is kept from the store, which a PMTiles file would otherwise lose
+/// when it is laid out anew.
+final class AddingWriter: TileStoreWriter {
+    let writer: any TileStoreWriter
+    let existing: TileSetMetadata
+
+    init(_ writer: any TileStoreWriter, existing: TileSetMetadata) {
+        self.writer = writer
+        self.existing = existing
+    }
+
+    func write(_ tile: TileID, bytes: [UInt8]) throws { try writer.write(tile, bytes: bytes) }
+    func contains(_ tile: TileID) throws -> Bool { try writer.contains(tile) }
+    func checkpoint() throws { try writer.checkpoint() }
+
+    func finish(metadata: TileSetMetadata) throws {
+        var metadata = metadata
+        metadata.format = metadata.format ?? existing.format
+        try writer.finish(metadata: metadata)
     }
 }

@@ -19,7 +19,7 @@ func east(_ meters: Double) -> Coordinate {
     @Test(arguments: [0.5, 1.0, 7.0])
     func eventsAreWhereTheCircleIsCrossed(tick: Double) throws {
         let playback = try RoutePlayback(points: [east(-50), east(50)], speed: 1)
-        let events = Simulation(playback: playback, pois: [goblin], tick: tick).events
+        let events = try Simulation(playback: playback, pois: [goblin], tick: tick).events
         #expect(events.map(\.kind) == [.enter, .exit])
         #expect(abs(events[0].time - 40) < 0.05 && abs(events[1].time - 62) < 0.05, "\(events.map(\.time))")
         #expect(abs(Geodesy.haversineDistance(events[0].position, centre) - 10) < 0.05)
@@ -38,7 +38,7 @@ func east(_ meters: Double) -> Coordinate {
 
     @Test func dwellDelaysTheEnterAndAShortVisitFiresNothing() throws {
         let playback = try RoutePlayback(points: [east(-50), east(50)], speed: 1)
-        var simulation = Simulation(playback: playback, pois: [goblin], tick: 1)
+        var simulation = try Simulation(playback: playback, pois: [goblin], tick: 1)
         simulation.dwell = 5
         let events = simulation.events
         #expect(events.first?.kind == .enter && abs(events[0].time - 45) < 0.05)
@@ -118,7 +118,7 @@ func east(_ meters: Double) -> Coordinate {
 
     @Test func loopsOffsetTheirTimes() throws {
         let playback = try RoutePlayback(points: [east(-50), east(50)], speed: 1)
-        let simulation = Simulation(playback: playback, pois: [PointOfInterest(id: "g", kind: .monster, coordinate: centre)], tick: 1)
+        let simulation = try Simulation(playback: playback, pois: [PointOfInterest(id: "g", kind: .monster, coordinate: centre)], tick: 1)
         let second = simulation.steps(offset: 101).compactMap { if case .encounter(let e) = $0 { return e.time } else { return nil } }
         #expect(abs(second[0] - 141) < 0.05)
     }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A client on a plain socket, so tests can send what no HTTP library would: half a head, a
 /// body that never comes, bytes one at a time.
-final class RawClient {
+final class RawClient: @unchecked Sendable {  // one test uses it at a time; fd is immutable
     let fd: Int32
 
     /// `receiveTimeout` is generous: the whole suite runs at once on two cores, and a task
@@ -53,6 +53,20 @@ final class RawClient {
     }
 
     func hangUp() { shutdown(fd, Int32(SHUT_RDWR)) }
+}
+
+/// Runs blocking socket work on a thread of its own. Tests wait for the server's tasks, and
+/// those run on Swift's cooperative pool (one thread per core): a test blocked in `recv` on a
+/// pool thread, with another suite doing the same, would starve the very tasks it waits for.
+func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: work()) }.start()
+    }
+}
+
+extension RawClient {
+    func readAll() async -> (text: String, closed: Bool) { await offPool { self.readAll() } }
+    func read(until marker: String) async -> String { await offPool { self.read(until: marker) } }
 }
 
 /// A door tests open when they are ready: handlers wait at it without holding a thread.

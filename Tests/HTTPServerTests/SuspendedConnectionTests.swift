@@ -15,7 +15,7 @@ import Testing
     static func get(_ path: String) -> String { "GET \(path) HTTP/1.1\r\nHost: t\r\n\r\n" }
 
     /// One connection thread, 40 requests waiting for their handlers: a fast answer still comes.
-    @Test func waitingHandlersHoldNoThread() throws {
+    @Test func waitingHandlersHoldNoThread() async throws {
         let gate = Gate()
         let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: Self.limits(),
                                     fast: { $0.path == "/fast" ? .text(200, "fast") : nil }) { _ in
@@ -27,14 +27,14 @@ import Testing
         for client in waiting { client.send(Self.get("/slow")) }
         let fast = try RawClient(port: server.port)
         fast.send(Self.get("/fast"))
-        #expect(fast.read(until: "fast").contains("200 OK"))
+        #expect(await fast.read(until: "fast").contains("200 OK"))
         Task { await gate.open() }
-        for client in waiting { #expect(client.read(until: "waited").contains("200 OK")) }
+        for client in waiting { #expect(await client.read(until: "waited").contains("200 OK")) }
     }
 
     /// Streams wait for their next chunk suspended: 20 open streams, one thread, and a fast
     /// answer still comes; then every stream gets its chunks and its end.
-    @Test func openStreamsHoldNoThread() throws {
+    @Test func openStreamsHoldNoThread() async throws {
         let gate = Gate()
         let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: Self.limits(),
                                     fast: { $0.path == "/fast" ? .text(200, "fast") : nil }) { _ in
@@ -48,45 +48,48 @@ import Testing
         let streams = try (0..<20).map { _ in try RawClient(port: server.port) }
         for client in streams {
             client.send(Self.get("/events"))
-            #expect(client.read(until: "first").contains("data: first"))
+            #expect(await client.read(until: "first").contains("data: first"))
         }
         let fast = try RawClient(port: server.port)
         fast.send(Self.get("/fast"))
-        #expect(fast.read(until: "fast").contains("200 OK"))
+        #expect(await fast.read(until: "fast").contains("200 OK"))
         Task { await gate.open() }
-        for client in streams { #expect(client.read(until: "second").contains("data: second")) }
+        for client in streams { #expect(await client.read(until: "second").contains("data: second")) }
     }
 
     /// Slowloris: a head that trickles in a byte at a time is cut at the header deadline,
     /// although every byte arrives well within the idle timeout.
-    @Test func tricklingHeadIsCutAtItsDeadline() throws {
+    @Test func tricklingHeadIsCutAtItsDeadline() async throws {
         var limits = Self.limits()
         limits.headerTimeout = .seconds(1)
         let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: limits) { _ in .text(200, "") }
         defer { server.stop() }
         let client = try RawClient(port: server.port)
         client.send("GET /a-long-path?with=query HTTP/1.1\r\nHost: t\r\n")
-        var sent = 0
-        for _ in 0..<40 {  // 8 s of trickle if nobody stops it
-            usleep(200_000)
-            guard client.send("X") else { break }
-            sent += 1
+        let sent = await offPool { () -> Int in
+            var sent = 0
+            for _ in 0..<40 {  // 8 s of trickle if nobody stops it
+                usleep(200_000)
+                guard client.send("X") else { break }
+                sent += 1
+            }
+            return sent
         }
         #expect(sent < 40, "the server kept a trickling head open for 8 s")
-        for _ in 0..<20 where server.openExchanges > 0 { usleep(50_000) }
+        for _ in 0..<20 where server.openExchanges > 0 { try await Task.sleep(for: .milliseconds(50)) }
         #expect(server.openExchanges == 0, "the cut request's state was not freed")
     }
 
     /// `Expect: 100-continue` with a body over the limit: 413 and no `100 Continue`, the body
     /// never read. A chunked body that grows past the limit is cut with 413 too.
-    @Test func oversizedBodiesAreRefusedBeforeTheyAreRead() throws {
+    @Test func oversizedBodiesAreRefusedBeforeTheyAreRead() async throws {
         var limits = Self.limits()
         limits.maxBodyBytes = 1000
         let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: limits) { _ in .text(200, "") }
         defer { server.stop() }
         let declared = try RawClient(port: server.port)
         declared.send("POST /x HTTP/1.1\r\nHost: t\r\nContent-Length: 5000000\r\nExpect: 100-continue\r\n\r\n")
-        let answer = declared.readAll()
+        let answer = await declared.readAll()
         #expect(answer.text.hasPrefix("HTTP/1.1 413"), "\(answer.text)")
         #expect(!answer.text.contains("100 Continue"))
         #expect(answer.closed)
@@ -95,9 +98,9 @@ import Testing
         chunked.send("POST /x HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
         let chunk = "200\r\n" + String(repeating: "a", count: 512) + "\r\n"
         for _ in 0..<8 { chunked.send(chunk) }
-        let cut = chunked.read(until: "larger than")
+        let cut = await chunked.read(until: "larger than")
         #expect(cut.hasPrefix("HTTP/1.1 413"), "\(cut)")
-        #expect(chunked.readAll().closed)
+        #expect(await chunked.readAll().closed)
     }
 
     /// A client that leaves while its handler works: the handler's task is cancelled.
@@ -136,7 +139,7 @@ import Testing
         let port = server.port
         let stream = try RawClient(port: port)
         stream.send(Self.get("/events"))
-        #expect(stream.read(until: "hello").contains("hello"))
+        #expect(await stream.read(until: "hello").contains("hello"))
         let inFlight = try RawClient(port: port)
         inFlight.send(Self.get("/slow"))
         try await Task.sleep(for: .milliseconds(200))
@@ -145,9 +148,9 @@ import Testing
         try await Task.sleep(for: .milliseconds(300))
         #expect(throws: (any Error).self) { _ = try RawClient(port: port) }
         await gate.open()
-        let answer = inFlight.readAll()
+        let answer = await inFlight.readAll()
         #expect(answer.text.hasPrefix("HTTP/1.1 200") && answer.text.hasSuffix(String(repeating: "x", count: 100) + "\n"), "\(answer.text.prefix(80))")
-        #expect(stream.readAll().closed)
+        #expect(await stream.readAll().closed)
     }
 }
 

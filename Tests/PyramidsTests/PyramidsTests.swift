@@ -106,7 +106,7 @@ func tiff(_ image: RGBAImage, rowsPerStrip: Int) -> Data {
             var row = [UInt8](repeating: 0, count: 512 * 4)
             var worst = 0
             for y in 0..<256 {
-                try row.withUnsafeMutableBufferPointer { try reader.readRow(into: $0.baseAddress!) }
+                try row.withUnsafeMutableBufferPointer { try reader.readRow(into: $0) }
                 for x in stride(from: 0, to: 512, by: 37) {
                     let p = card[x, y]
                     worst = max(worst, abs(Int(row[x * 4]) - Int(p.red)), abs(Int(row[x * 4 + 2]) - Int(p.blue)))

@@ -40,6 +40,8 @@ import TestSupport
         #expect(garbage.status == 502 && String(decoding: garbage.body, as: UTF8.self).contains("3/2/1"), "\(garbage.status)")
         let metrics = String(decoding: await server.handle(HTTPRequest(method: "GET", path: "/metrics")).body, as: UTF8.self)
         #expect(metrics.contains("tilekit_upstream_errors_total 2"))
+        #expect(metrics.contains(#"tilekit_upstream_bad_answers_total{map="remote",layer="garbage"} 1"#), "\(metrics)")
+        #expect(metrics.contains(#"tilekit_upstream_bad_answers_total{map="remote",layer="slow"} 0"#))
     }
 
     /// Plain stores serve as one-layer maps named after their files, beside each other.

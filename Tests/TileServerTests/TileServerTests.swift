@@ -196,6 +196,17 @@ struct ProjectFixture {
             #expect(text.contains("layers[1].id: \"a\" is used by another layer"), "\(text)")
             #expect(text.contains("minzoom: 14 is above maxzoom 12") && text.contains("bounds: south 50.0 is not below north 40.0"), "\(text)")
         }
+        // Game settings playback would refuse are refused when the map loads, not at /play.
+        let game = fixture.folder.appendingPathComponent("game.json")
+        try Data(#"{"name": "g", "layers": [], "game": {"pois": "pins.geojson", "routes": {}, "tick": 1e-300, "speed": 5000}}"#.utf8).write(to: game)
+        do {
+            _ = try MapProjectReader.load(game)
+            Issue.record("a tick of 1e-300 was accepted")
+        } catch {
+            let text = error.problems.map { "\($0.path): \($0.message)" }
+            #expect(text.contains { $0.hasPrefix("game.tick: 1e-300 is outside 0.0001-86400") }, "\(text)")
+            #expect(text.contains { $0.hasPrefix("game.speed: 5000.0 is outside 0.01-1000") }, "\(text)")
+        }
         let syntax = fixture.folder.appendingPathComponent("syntax.json")
         try Data("{\"name\": \"x\",\n \"layers\": [}".utf8).write(to: syntax)
         #expect(throws: ProjectProblems.self) { try MapProjectReader.load(syntax) }

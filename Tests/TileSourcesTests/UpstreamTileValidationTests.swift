@@ -3,23 +3,20 @@ import Testing
 import Canvas
 @testable import TileSources
 
-/// The declared size of upstream tiles, read before decoding.
-@Suite struct UpstreamImageHeaderTests {
+/// What an upstream answer must be to become a tile: an image of its type, within the tile
+/// size limit (read from the header, before decoding), that decodes whole.
+@Suite struct UpstreamTileValidationTests {
     static let encodings: [EncodingOptions] = [.png(), .jpeg(), .webp(), .webp(lossless: true)]
 
-    /// Real encodings give their size; every prefix of them reads without a trap, and a
-    /// prefix that ends inside the header is refused.
+    /// Real encodings pass; every prefix that cuts their image data is refused without a
+    /// trap (a PNG without its 12-byte IEND trailer still holds every pixel, and passes).
     @Test(arguments: encodings)
-    func readsRealTilesAndEveryPrefix(encoding: EncodingOptions) throws {
+    func realTilesPassAndTheirPrefixesAreRefused(encoding: EncodingOptions) throws {
         let bytes = try RGBAImage(width: 300, height: 200, color: Color(hex: "#336699")!).encoded(encoding)
-        let header = try UpstreamImageHeader.read(bytes, format: encoding.format).get()
-        #expect(header.width == 300 && header.height == 200)
-        for length in 0..<min(bytes.count, 400) {
-            if case .success(let cut) = UpstreamImageHeader.read(Array(bytes.prefix(length)), format: encoding.format) {
-                #expect(cut == header, "prefix \(length)")
-            }
+        #expect(try RemoteTileSource.validated(bytes, contentType: nil, url: "u", maxSide: 4096) == encoding.format)
+        for length in stride(from: 0, to: bytes.count - 12, by: max(1, bytes.count / 200)) {
+            #expect(throws: RemoteTileError.self) { try RemoteTileSource.validated(Array(bytes.prefix(length)), contentType: nil, url: "u", maxSide: 4096) }
         }
-        #expect((try? UpstreamImageHeader.read(Array(bytes.prefix(12)), format: encoding.format).get()) == nil)
     }
 
     /// The decompression bombs of issue 11, as headers: each declared size is read exactly,
@@ -31,7 +28,7 @@ import Canvas
         (.jpeg, Bombs.jpegAfterMetadata, 4097, 300),
     ])
     func refusesDeclaredGiants(format: ImageFormat, bytes: [UInt8], width: Int, height: Int) throws {
-        let header = try UpstreamImageHeader.read(bytes, format: format).get()
+        let header = try ImageHeader(sniffing: bytes)
         #expect(header.width == width && header.height == height)
         #expect(throws: RemoteTileError.tileTooLarge(url: "u", width: width, height: height, maxSide: 4096)) {
             try RemoteTileSource.validated(bytes, contentType: format.mimeType, url: "u", maxSide: 4096)
@@ -49,7 +46,9 @@ import Canvas
             (.png, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array("<html><body>502</body></html>".utf8)),
         ]
         for (format, bytes) in cases {
-            guard case .failure = UpstreamImageHeader.read(bytes, format: format) else { Issue.record("\(bytes) read"); continue }
+            #expect(throws: RemoteTileError.self, "\(format) \(bytes.prefix(12))") {
+                try RemoteTileSource.validated(bytes, contentType: format.mimeType, url: "u", maxSide: 4096)
+            }
         }
     }
 
