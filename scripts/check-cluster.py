@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -97,8 +98,24 @@ http {{
             proxy_read_timeout 30s;
         }}
     }}
-    # The tiles, as one PMTiles file any static host, object store or CDN could serve:
-    # nginx answers Range requests with ETag out of the box.
+}}
+"""
+
+
+def data_config(folder, data):
+    """The tiles, as one PMTiles file any static host, object store or CDN could serve: nginx
+    answers Range requests with ETag out of the box. A process of its own, started before
+    the instances: each reads the file's header when it opens the map, and refuses to start
+    (exit 74) when it cannot."""
+    user = "user root;" if os.geteuid() == 0 else ""
+    return f"""{user}
+daemon off;
+worker_processes 1;
+pid {folder}/nginx-data.pid;
+error_log {folder}/nginx-data-error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+    access_log {folder}/nginx-data-access.log;
     server {{
         listen {HOST}:{data};
         root {folder}/www;
@@ -179,14 +196,23 @@ def main():
 
         redis = start_redis(folder, redis_port)
         processes.append(redis)
+        with open(os.path.join(folder, "nginx-data.conf"), "w") as f:
+            f.write(data_config(folder, data))
+        processes.append(subprocess.Popen([NGINX, "-p", folder, "-c", os.path.join(folder, "nginx-data.conf")],
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
+        for _ in range(100):
+            try:
+                socket.create_connection((HOST, data), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
         instances = []
         for index in range(3):
             process, port = start_server(tilekit, [os.path.join(folder, "cluster.json")], folder,
                                          extra=("--shared-cache", f"redis://{HOST}:{redis_port}", "--quiet"))
             processes.append(process)
             instances.append((process, port))
-        # nginx starts after the data server's port is chosen; the instances read the base
-        # lazily, so the order does not matter for them.
+        # The balancer starts once the instances have their ports.
         with open(os.path.join(folder, "nginx.conf"), "w") as f:
             f.write(nginx_config(folder, balancer, data, [port for _, port in instances]))
         nginx = subprocess.Popen([NGINX, "-p", folder, "-c", os.path.join(folder, "nginx.conf")],
