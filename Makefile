@@ -42,6 +42,7 @@ test: deps test-deps
 	python3 scripts/check-graceful-stop.py $(TILEKIT_RELEASE)
 	python3 scripts/check-starvation.py $(TILEKIT_RELEASE)
 	python3 scripts/check-pmtiles-http.py $(TILEKIT_RELEASE)
+	python3 scripts/check-cluster.py $(TILEKIT_RELEASE)
 	python3 scripts/check-pyramid.py $(TILEKIT_RELEASE)
 	python3 scripts/check-crash-safety.py $(TILEKIT_RELEASE)
 	python3 scripts/check-examples.py $(TILEKIT_RELEASE)
