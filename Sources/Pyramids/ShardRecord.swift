@@ -102,16 +102,18 @@ public struct ShardRecord: Hashable, Sendable {
 
     // MARK: - JSON
 
-    /// The JSON form: sorted keys, numbers that read back exactly.
+    /// The JSON form, sorted keys. Fractional numbers are strings of Swift's shortest exact
+    /// form: Foundation's JSON on Linux reads -73.98190000000001 back as -73.98190000000002,
+    /// which would move a merged store's bounds (and could move a tile range's edge).
     public var json: String {
         var object: [String: Any] = [
             "version": Self.currentVersion, "command": command.rawValue, "shard": shard.description, "split_zoom": splitZoom,
             "minzoom": zooms.lowerBound, "maxzoom": zooms.upperBound, "merge_makes_upper_zooms": mergeMakesUpperZooms,
             "encoding": Self.object(encoding), "tile_size": tileSize, "scale": scale,
-            "region": [region.west, region.south, region.east, region.north],
-            "bounds": [bounds.west, bounds.south, bounds.east, bounds.north], "build": build,
+            "region": Self.text([region.west, region.south, region.east, region.north]),
+            "bounds": Self.text([bounds.west, bounds.south, bounds.east, bounds.north]), "build": build,
         ]
-        if let center { object["center"] = [center.longitude, center.latitude] }
+        if let center { object["center"] = Self.text([center.longitude, center.latitude]) }
         if let centerZoom { object["center_zoom"] = centerZoom }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self)
@@ -135,10 +137,10 @@ public struct ShardRecord: Hashable, Sendable {
         }
         func doubles(_ key: String, _ count: Int) throws(PyramidError) -> [Double]? {
             guard let value = object[key] else { return nil }
-            guard let array = value as? [NSNumber], array.count == count, array.allSatisfy({ $0.doubleValue.isFinite }) else {
-                throw bad(key, "\(value) is not \(count) numbers")
+            guard let text = value as? String, let numbers = Self.numbers(text), numbers.count == count else {
+                throw bad(key, "\(value) is not \(count) numbers separated by commas")
             }
-            return array.map(\.doubleValue)
+            return numbers
         }
         let version = try int("version", 0...Int(Int32.max))
         guard version == Self.currentVersion else {
@@ -177,18 +179,30 @@ public struct ShardRecord: Hashable, Sendable {
         self.build = build
     }
 
+    /// Numbers as "a,b,c" in their shortest exact form (see `json`).
+    static func text(_ values: [Double]) -> String { values.map(\.description).joined(separator: ",") }
+
+    /// "a,b,c" back into numbers; nil unless every part is a finite number.
+    static func numbers(_ text: String) -> [Double]? {
+        guard text.utf8.count <= 400 else { return nil }
+        let values = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+        guard values.allSatisfy({ $0?.isFinite == true }) else { return nil }
+        return values.compactMap { $0 }
+    }
+
     static func object(_ encoding: EncodingOptions) -> [String: Any] {
         switch encoding {
         case .png(let level, let filter): return ["format": "png", "level": level, "filter": "\(filter)"]
         case .jpeg(let quality, let background):
-            return ["format": "jpg", "quality": quality, "background": [background.red, background.green, background.blue, background.alpha]]
-        case .webp(let quality, let lossless, let method): return ["format": "webp", "quality": quality, "lossless": lossless, "method": method]
+            return ["format": "jpg", "quality": quality, "background": text([background.red, background.green, background.blue, background.alpha])]
+        case .webp(let quality, let lossless, let method): return ["format": "webp", "quality": text([quality]), "lossless": lossless, "method": method]
         }
     }
 
     static func encoding(_ object: [String: Any], _ bad: (String, String) -> PyramidError) throws(PyramidError) -> EncodingOptions {
         func number(_ key: String, _ range: ClosedRange<Double>) throws(PyramidError) -> Double {
-            guard let value = (object[key] as? NSNumber)?.doubleValue, value.isFinite, range.contains(value) else {
+            let parsed = (object[key] as? String).flatMap(numbers).flatMap { $0.count == 1 ? $0[0] : nil } ?? (object[key] as? NSNumber)?.doubleValue
+            guard let value = parsed, value.isFinite, range.contains(value) else {
                 throw bad("encoding.\(key)", "\(object[key].map { "\($0)" } ?? "(missing)") is not a number in \(range.lowerBound)-\(range.upperBound)")
             }
             return value
@@ -203,10 +217,10 @@ public struct ShardRecord: Hashable, Sendable {
             guard let name = object["filter"] as? String, let filter = filters[name] else { throw bad("encoding.filter", "is not a PNG filter") }
             return .png(compressionLevel: try whole("level", 0...9), filter: filter)
         case "jpg":
-            guard let c = object["background"] as? [NSNumber], c.count == 4, c.allSatisfy({ (0...1).contains($0.doubleValue) }) else {
+            guard let c = (object["background"] as? String).flatMap(numbers), c.count == 4, c.allSatisfy({ (0...1).contains($0) }) else {
                 throw bad("encoding.background", "is not four numbers in 0-1")
             }
-            return .jpeg(quality: try whole("quality", 1...100), background: Color(red: c[0].doubleValue, green: c[1].doubleValue, blue: c[2].doubleValue, alpha: c[3].doubleValue))
+            return .jpeg(quality: try whole("quality", 1...100), background: Color(red: c[0], green: c[1], blue: c[2], alpha: c[3]))
         case "webp":
             guard let lossless = object["lossless"] as? Bool else { throw bad("encoding.lossless", "is not true or false") }
             return .webp(quality: try number("quality", 0...100), lossless: lossless, method: try whole("method", 0...6))

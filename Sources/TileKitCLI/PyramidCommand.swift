@@ -54,9 +54,12 @@ enum PyramidCommand: Command {
         try expectPositionals(arguments, 1...1, "IMAGE")
         let imagePath = arguments.positionals[0]
         let out = try required(arguments, "out")
+        let shard = try ShardOptions.parse(arguments)
         guard FileManager.default.fileExists(atPath: imagePath) else { throw .io("\(imagePath): no such file") }
 
         var options = PyramidOptions()
+        options.shard = shard?.spec
+        options.shardZoom = shard?.splitZoom
         if let zoom = arguments.values["zoom"] { options.zooms = try Parse.zoomRange(zoom) }
         let formatName = arguments.values["format"] ?? "png"
         guard let format = ImageFormat(name: formatName) else { throw .usage("format \"\(formatName)\" is not png, jpg or webp") }
@@ -75,9 +78,6 @@ enum PyramidCommand: Command {
         if let text = arguments.values["max-pixels"] {
             options.imageLimits.maxPixels = try Parse.count(text, "max-pixels", 1...(1 << 40))
         }
-        let shard = try ShardOptions.parse(arguments)
-        options.shard = shard?.spec
-        options.shardZoom = shard?.splitZoom
 
         let size: (Int, Int)
         do {
