@@ -50,7 +50,7 @@ import TileSources
 
     @Test(arguments: [
         Case(shards: 2, ext: "mbtiles", splitZoom: nil), Case(shards: 3, ext: "mbtiles", splitZoom: 5),
-        Case(shards: 2, ext: "pmtiles", splitZoom: 4), Case(shards: 3, ext: "pmtiles", splitZoom: nil),
+        Case(shards: 2, ext: "pmtiles", splitZoom: 4),
         // JPEG: the shards keep the split zoom as PNG, so the merge averages what one run averages.
         Case(shards: 3, ext: "mbtiles", splitZoom: 5, format: .jpeg),
         // Every zoom sampled from the image: the shards share the zooms above the split too.
