@@ -57,7 +57,7 @@ let package = Package(
         .target(name: "Rendering", dependencies: ["TileMath", "Canvas", "Features", "TileSources"]),
         // The command line, as a library so it is testable.
         // Tile pyramids from georeferenced images; stitching and splitting.
-        .target(name: "Pyramids", dependencies: ["TileMath", "Canvas", "TileSources"]),
+        .target(name: "Pyramids", dependencies: ["TileMath", "Canvas", "TileSources", "Compression"]),
         // The location game: points of interest, encounters, warps, route playback.
         .target(name: "Game", dependencies: ["TileMath", "Features"]),
         // map.json: reading, checking, and opening a map's layers.

@@ -25,6 +25,10 @@ TileKit beside staticmap and py-staticmaps (PyPI), all in process, all encoding 
 Pyramids: a deterministic 4096 px and 16384 px image over Central Park through `tilekit
 pyramid`, gdal2tiles and `vips dzsave --layout google`, in one run.
 
+Sharded pyramid: the 8192 px image in 2 shards run as 2 processes at once, then `tilekit
+merge`, beside the unsharded build of the same image (the merged PMTiles must be the same
+file, byte for byte).
+
 Serving: wrk on a shuffled mix of ~1,650 cached tiles against `tilekit serve` (MBTiles),
 nginx (the same tiles as static files) and MapProxy under gunicorn (the same MBTiles).
 
@@ -499,11 +503,54 @@ def pmtiles_over_http(directory):
           f" {len(lines) - partial} other answers.)")
 
 
+def sharded_pyramid(directory, shards=2):
+    """`pyramid --shard I/N` as N processes at once plus `merge`, against one unsharded run:
+    wall time of each part, CPU, and the ratio. Both cores serve either way, so on one
+    machine the gain is what the shards' parallel image decoding and merging win or lose;
+    on N machines the shards' wall time is what a cluster would wait."""
+    bounds, zooms, size = "-73.9819,40.7644,-73.9493,40.8006", "13-18", 8192
+    image = f"{directory}/park{size}.png"
+    test_image(image, size)
+    base = [f"{RELEASE}/tilekit", "pyramid", image, "--bounds", bounds, "--zoom", zooms, "--quiet"]
+    wall, cpu, peak = timed(base + ["--out", f"{directory}/whole.pmtiles"], directory)
+    start = time.perf_counter()
+    runs = [subprocess.Popen(["/usr/bin/time", "-f", "%e %U %S %M", *base, "--out", f"{directory}/shard{i}.pmtiles", "--shard", f"{i}/{shards}"],
+                             cwd=directory, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for i in range(shards)]
+    per_shard, shard_peak = [], 0
+    for run in runs:
+        _, err = run.communicate()
+        if run.returncode != 0:
+            raise SystemExit(f"pyramid --shard failed: {err[-800:]}")
+        _, user, system, rss = err.strip().splitlines()[-1].split()
+        per_shard.append(float(user) + float(system))
+        shard_peak = max(shard_peak, int(rss))
+    shard_cpu = sum(per_shard)
+    shard_wall = time.perf_counter() - start
+    merge_wall, merge_cpu, merge_peak = timed([f"{RELEASE}/tilekit", "merge", *[f"{directory}/shard{i}.pmtiles" for i in range(shards)],
+                                              "--out", f"{directory}/merged.pmtiles", "--quiet"], directory)
+    with open(f"{directory}/whole.pmtiles", "rb") as a, open(f"{directory}/merged.pmtiles", "rb") as b:
+        same = a.read() == b.read()
+    info = json.loads(subprocess.run([f"{RELEASE}/tilekit", "info", f"{directory}/whole.pmtiles"], capture_output=True, text=True, check=True).stdout)
+    print(f"\nSharded pyramid: {size} px PNG over Central Park, zooms {zooms}, {info['tiles']} tiles, PMTiles, 2 cores")
+    print(f"{'':28} {'wall s':>7} {'CPU s':>7} {'peak MB':>8}")
+    print(f"{'unsharded':28} {wall:7.2f} {cpu:7.2f} {peak / 1024:8.0f}")
+    print(f"{f'{shards} shards (processes at once)':28} {shard_wall:7.2f} {shard_cpu:7.2f} {shard_peak / 1024:8.0f}")
+    print(f"{'merge':28} {merge_wall:7.2f} {merge_cpu:7.2f} {merge_peak / 1024:8.0f}")
+    total = shard_wall + merge_wall
+    print(f"{'ratio, wall':28} {wall / total:6.2f}x (unsharded / shards + merge); merged file identical to unsharded: {'yes' if same else 'NO'}")
+    print(f"{'ratio, CPU':28} {(shard_cpu + merge_cpu) / cpu:6.2f}x the unsharded CPU in all; per shard "
+          + ", ".join(f"{c:.2f}" for c in per_shard) + f" s (on {shards} machines the slowest shard + merge is"
+          f" {(max(per_shard) + merge_cpu) / cpu:.2f}x the unsharded CPU)")
+    os.remove(image)
+
+
 def main():
     with tempfile.TemporaryDirectory() as directory:
         pmtiles_over_http(directory)
     with tempfile.TemporaryDirectory() as directory:
         pyramids(directory)
+    with tempfile.TemporaryDirectory() as directory:
+        sharded_pyramid(directory)
     with tempfile.TemporaryDirectory() as directory:
         serving(directory)
     with tempfile.TemporaryDirectory() as directory:

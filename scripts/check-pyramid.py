@@ -6,6 +6,7 @@
 - a world file, four unrotated corners and --bounds give the same tiles byte for byte;
 - a build killed with SIGKILL mid-way leaves no final store, and --resume finishes it with
   exactly the tiles of an uninterrupted build;
+- three `--shard I/3` builds run at once and merged give exactly the unsharded tiles;
 - stitch then split without edits changes nothing (bit for bit); an edit changes only its
   tiles, and --rebuild-parents only their ancestors;
 - bad input (a corrupt image, south > north, a broken world file, zoom 31, a full disk)
@@ -108,6 +109,17 @@ def main():
             check(f"{resampling} resampling gives the same tile set", other.returncode == 0 and len(mbtiles(os.path.join(d, f"{resampling}.mbtiles"))) == len(b))
         direct = run(tilekit, "pyramid", "park.png", "--bounds", BOUNDS, "--out", "direct.mbtiles", "--lower", "resample", "--quiet", cwd=d)
         check("lower zooms sampled from the image give the same tile set", direct.returncode == 0 and set(mbtiles(os.path.join(d, "direct.mbtiles"))) == set(b))
+
+        # Three shards run at once (as `xargs -P 3` would), merged: the unsharded tiles, byte for byte.
+        shards = [subprocess.Popen([tilekit, "pyramid", "park.png", "--bounds", BOUNDS, "--out", f"shard{i}.mbtiles", "--shard", f"{i}/3", "--quiet"],
+                                   cwd=d, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for i in range(3)]
+        errors = [p.communicate()[1] for p in shards]
+        merged = run(tilekit, "merge", "shard2.mbtiles", "shard0.mbtiles", "shard1.mbtiles", "--out", "merged.mbtiles", cwd=d)
+        check(f"3 shards in parallel + merge give the unsharded pyramid ({len(b)} tiles), byte for byte",
+              all(p.returncode == 0 for p in shards) and merged.returncode == 0 and mbtiles(os.path.join(d, "merged.mbtiles")) == b,
+              (errors, merged.stdout, merged.stderr))
+        missing = run(tilekit, "merge", "shard0.mbtiles", "shard2.mbtiles", "--out", "x.mbtiles", cwd=d)
+        check("a missing shard: exit 64 naming it", missing.returncode == 64 and "missing: 1/3" in missing.stderr, missing.stderr)
 
         # Killed mid-way, then resumed.
         run(tilekit, "sample", "-o", "big.png", "--size", "4096x4096", cwd=d)

@@ -27,6 +27,10 @@ public struct PyramidOptions: Sendable {
     /// The most memory the window of source rows may take: a row of tiles at a zoom far
     /// above the image's resolution needs the whole image at once (1 GiB by default).
     public var maxWindowBytes = 1 << 30
+    /// Build only this shard's share of the tiles (`ShardPlan`); nil builds them all.
+    public var shard: ShardSpec?
+    /// The zoom where the shards split the build; nil lets `ShardPlan` choose.
+    public var shardZoom: Int?
 
     public init() {}
 }
@@ -47,39 +51,105 @@ public struct PyramidReport: Sendable {
 /// forward (the image is never whole in memory), the tiles of a row in parallel. Each
 /// finished pair of rows makes the row of parents above it, averaged from the children
 /// still in memory, and so on up: at most two rows of tiles per zoom are held.
+///
+/// A shard (`options.shard`) makes only the tiles its `ShardPlan` gives it, skipping the
+/// rows (and source rows) of the others; with `--lower average` it stops at the split
+/// zoom, and `init(upperZoomsOf:...)` (what `tilekit merge` runs) makes the zooms above
+/// from the shards' split-zoom tiles through the same averaging, so the merged store is
+/// the one an unsharded build makes, byte for byte.
 public final class PyramidBuilder {
-    public let sourcePath: String
-    public let georeference: Georeference
+    /// Reads a tile of the split zoom back from the shards: its bytes and the store they
+    /// came from (for errors); nil where none was made.
+    public typealias StoredTiles = @Sendable (TileID) async throws -> (bytes: [UInt8], from: String)?
+
+    /// Where the top zoom's tiles come from.
+    enum Top {
+        /// Sampled from a georeferenced image.
+        case image(path: String, georeference: Georeference, warper: TileWarper)
+        /// Read back from the shards of a build and re-encoded (the merge: the split zoom).
+        case stored(StoredTiles)
+    }
+
+    let top: Top
+    /// The bounds of the tiles: the image's, or a merged build's.
+    public let bounds: BoundingBox
     public let options: PyramidOptions
     let stores: [StagedStore]  // one per scale: 1x, then 2x when asked
-    let warper: TileWarper
+    /// Each store's scale (1 or 2): its tiles are `options.tileSize * scale` pixels.
+    let scales: [Int]
     public let zooms: ClosedRange<Int>
     let ranges: [Int: TileRange]
+    /// Which shard makes which tile, when this build is a shard.
+    public let plan: ShardPlan?
+    /// The lowest zoom this build makes (a shard that averages stops at its split zoom).
+    public let lowestZoom: Int
     private var report: PyramidReport
     private var done = 0
     public let total: Int
     /// Children waiting for their parents, per scale and zoom: row → column → image.
     private var pending: [[Int: [Int: [Int: RGBAImage?]]]]
 
-    public init(source: String, georeference: Georeference, stores: [StagedStore], options: PyramidOptions) throws(PyramidError) {
-        sourcePath = source
-        self.georeference = georeference
+    public convenience init(source: String, georeference: Georeference, stores: [StagedStore], options: PyramidOptions) throws(PyramidError) {
+        let zooms = options.zooms ?? georeference.defaultZooms(tileSize: options.tileSize)
+        try self.init(top: .image(path: source, georeference: georeference, warper: TileWarper(georeference: georeference, resampling: options.resampling)),
+                      bounds: georeference.bounds, zooms: zooms, stores: stores, scales: Array(1...max(1, stores.count)), options: options)
+    }
+
+    /// The zooms above a sharded build's split, made from its shards (what `tilekit merge`
+    /// runs): the split zoom's tiles are read with `read`, written re-encoded as the build
+    /// encodes them, and averaged up to the build's lowest zoom as an unsharded build does.
+    public convenience init(upperZoomsOf record: ShardRecord, read: @escaping StoredTiles,
+                            store: StagedStore, concurrency: Int = 2) throws(PyramidError) {
+        var options = PyramidOptions()
+        options.tileSize = record.tileSize
+        options.encoding = record.encoding
+        options.lowerZooms = .average
+        options.concurrency = concurrency
+        try self.init(top: .stored(read), bounds: record.bounds, zooms: record.zooms.lowerBound...record.splitZoom,
+                      stores: [store], scales: [record.scale], options: options)
+    }
+
+    init(top: Top, bounds box: BoundingBox, zooms: ClosedRange<Int>, stores: [StagedStore], scales: [Int], options: PyramidOptions) throws(PyramidError) {
+        self.top = top
+        self.bounds = box
         self.options = options
         self.stores = stores
-        warper = TileWarper(georeference: georeference, resampling: options.resampling)
-        let zooms = options.zooms ?? georeference.defaultZooms(tileSize: options.tileSize)
+        self.scales = scales
         guard zooms.lowerBound >= 0, zooms.upperBound <= TileID.maxZoom else {
             throw .badZoom("zooms \(zooms.lowerBound)...\(zooms.upperBound) are out of range [0, \(TileID.maxZoom)]")
         }
         self.zooms = zooms
         var ranges = [Int: TileRange]()
-        let box = georeference.bounds
         for z in zooms { ranges[z] = TileRange.covering(box, zoom: z).first }
         self.ranges = ranges
         let count = zooms.reduce(0) { $0 + (ranges[$1]?.count ?? 0) }
-        total = count * stores.count
         // At most (4^31 - 1) / 3 tiles a store (every tile of zooms 0-30): the sum cannot overflow.
-        guard total <= 50_000_000 else { throw .tooLarge("\(total) tiles: choose fewer zooms (--zoom)") }
+        guard count * stores.count <= 50_000_000 else { throw .tooLarge("\(count * stores.count) tiles: choose fewer zooms (--zoom)") }
+        if let shard = options.shard {
+            do {
+                plan = try ShardPlan(count: shard.count, zooms: zooms, ranges: ranges.mapValues { [$0] }, splitZoom: options.shardZoom)
+            } catch {
+                throw .badZoom(error.description)
+            }
+        } else {
+            plan = nil
+        }
+        lowestZoom = options.lowerZooms == .average ? plan?.splitZoom ?? zooms.lowerBound : zooms.lowerBound
+        var made = count
+        if let plan, let shard = options.shard {
+            made = 0
+            let built = options.lowerZooms == .average ? lowestZoom...zooms.upperBound : zooms
+            for z in built {
+                guard let range = ranges[z] else { continue }
+                for tile in range where plan.owns(shard, tile) { made += 1 }
+            }
+        }
+        total = made * stores.count
+        guard case .image(_, let georeference, let warper) = top else {
+            report = PyramidReport(zooms: zooms)
+            pending = stores.map { _ in [:] }
+            return
+        }
         let sampled = options.lowerZooms == .average ? [zooms.upperBound] : Array(zooms)
         for z in sampled {
             guard let range = ranges[z] else { continue }
@@ -105,13 +175,45 @@ public final class PyramidBuilder {
         return report
     }
 
-    /// The metadata each store is committed with.
-    public func metadata(name: String, attribution: String?) -> TileSetMetadata {
-        let box = georeference.bounds
-        return TileSetMetadata(name: name, format: options.encoding.format, bounds: box, center: box.center,
-                               centerZoom: (zooms.lowerBound + zooms.upperBound) / 2, minZoom: zooms.lowerBound, maxZoom: zooms.upperBound,
-                               tileSize: options.tileSize, attribution: attribution)
+    /// The metadata each store is committed with; a shard's also holds its `ShardRecord`
+    /// (for the store of `scale`: 2 is the `--retina` sibling).
+    public func metadata(name: String, attribution: String?, scale: Int = 1) -> TileSetMetadata {
+        let box = bounds
+        let centerZoom = (zooms.lowerBound + zooms.upperBound) / 2
+        var metadata = TileSetMetadata(name: name, format: options.encoding.format, bounds: box, center: box.center,
+                                       centerZoom: centerZoom, minZoom: zooms.lowerBound, maxZoom: zooms.upperBound,
+                                       tileSize: options.tileSize, attribution: attribution)
+        if let record = shardRecord(scale: scale) {
+            metadata.minZoom = lowestZoom
+            metadata.centerZoom = max(centerZoom, lowestZoom)
+            metadata.shardRecord = record.json
+        }
+        return metadata
     }
+
+    /// What a shard's store records for `tilekit merge`; nil when this build is no shard.
+    public func shardRecord(scale: Int = 1) -> ShardRecord? {
+        guard let plan, let shard = options.shard, case .image(let path, let g, _) = top else { return nil }
+        // What every shard of one build shares and a merge must not mix: the image (by name
+        // and size, not path: shards run on different machines) and how it is placed and sampled.
+        let placement = [g.a, g.b, g.c, g.d, g.e, g.f].map(\.description).joined(separator: ",")
+        let build = "pyramid of \(URL(fileURLWithPath: path).lastPathComponent) (\(g.width)x\(g.height) px), "
+            + "affine \(placement) in \(g.space.rawValue), resampling \(options.resampling.rawValue), lower zooms by \(options.lowerZooms.rawValue)"
+        return ShardRecord(command: .pyramid, shard: shard, splitZoom: plan.splitZoom, zooms: zooms,
+                           mergeMakesUpperZooms: options.lowerZooms == .average, encoding: options.encoding,
+                           tileSize: options.tileSize, scale: scale, region: bounds, bounds: bounds, center: bounds.center,
+                           centerZoom: (zooms.lowerBound + zooms.upperBound) / 2, build: build)
+    }
+
+    /// True when this build makes `tile`: every tile, or a shard's own.
+    func makes(_ tile: TileID) -> Bool {
+        guard let plan, let shard = options.shard else { return true }
+        return plan.owns(shard, tile)
+    }
+
+    /// How a tile is encoded: as the build asks, but a shard keeps the split zoom of a JPEG
+    /// or WebP build lossless, for the merge to average (`ShardRecord.handoffZoom`).
+    private lazy var handoffZoom: Int? = shardRecord()?.handoffZoom
 
     /// The most source rows (clamped to the image) one row of tiles of `range` samples.
     static func windowRows(_ range: TileRange, warper: TileWarper, tileSize: Int, imageHeight: Int) -> Int {
@@ -134,6 +236,8 @@ public final class PyramidBuilder {
         let size: Int
         /// A parent's four children (nil where none); empty for tiles sampled from the image.
         var children: [RGBAImage?] = []
+        /// A tile read back from a shard (the merge's top zoom), still encoded, and its store.
+        var stored: (bytes: [UInt8], from: String)? = nil
     }
 
     struct Made: Sendable {
@@ -144,32 +248,55 @@ public final class PyramidBuilder {
 
     private func sampleZoom(_ z: Int, cascade: Bool, progress: (Int, Int) -> Void) async throws {
         guard let range = ranges[z] else { return }
-        let rows = try SourceRows(path: sourcePath, limits: options.imageLimits)
+        var rows: SourceRows?
+        if case .image(let path, _, _) = top { rows = try SourceRows(path: path, limits: options.imageLimits) }
+        let encoding = options.encoding, handoff = handoffZoom
         for y in range.minY...range.maxY {
             var jobs = [Job]()
+            // A shard skips the rows of others (and the source rows under them).
+            guard (range.minX...range.maxX).contains(where: { makes(TileID(z: z, x: $0, y: y)) }) else { continue }
             for (index, store) in stores.enumerated() {
                 for x in range.minX...range.maxX {
                     let tile = TileID(z: z, x: x, y: y)
+                    guard makes(tile) else { continue }
                     if store.resumed, try store.contains(tile) {
                         report.reused += 1
                         done += 1
                         if cascade { pending[index][z, default: [:]][y, default: [:]][x] = .some(nil) }  // read back when needed
                         continue
                     }
-                    jobs.append(Job(store: index, tile: tile, size: options.tileSize * (index + 1)))
+                    jobs.append(Job(store: index, tile: tile, size: options.tileSize * scales[index]))
                 }
             }
             if !jobs.isEmpty {
-                var low = Int.max, high = Int.min
-                for job in jobs {
-                    let r = warper.sourceRows(for: job.tile, size: job.size)
-                    low = min(low, r.lowerBound)
-                    high = max(high, r.upperBound)
-                }
-                try rows.load(low..<high)
-                let made = try await draw(jobs) { [warper, encoding = options.encoding] job in
-                    let image = warper.render(job.tile, size: job.size, rows: rows)
-                    return Made(job: job, image: image, bytes: try image.map { try $0.encoded(encoding) })
+                let made: [Made]
+                switch top {
+                case .image(_, _, let warper):
+                    guard let rows else { return }
+                    var low = Int.max, high = Int.min
+                    for job in jobs {
+                        let r = warper.sourceRows(for: job.tile, size: job.size)
+                        low = min(low, r.lowerBound)
+                        high = max(high, r.upperBound)
+                    }
+                    try rows.load(low..<high)
+                    made = try await draw(jobs) { job in
+                        let image = warper.render(job.tile, size: job.size, rows: rows)
+                        return Made(job: job, image: image, bytes: try image.map { try $0.encoded(job.tile.z == handoff ? ShardRecord.handoffEncoding : encoding) })
+                    }
+                case .stored(let read):
+                    for i in jobs.indices { jobs[i].stored = try await read(jobs[i].tile) }
+                    made = try await draw(jobs) { job in
+                        guard let (bytes, from) = job.stored else { return Made(job: job, image: nil, bytes: nil) }
+                        let image: RGBAImage
+                        do { image = try RGBAImage(decoding: bytes, limits: .tile) } catch {
+                            throw PyramidError.unexpectedTile("\(from): tile \(job.tile) cannot be decoded: \(error)")
+                        }
+                        guard image.width == job.size, image.height == job.size else {
+                            throw PyramidError.unexpectedTile("\(from): tile \(job.tile) is \(image.width)x\(image.height) px, the build makes \(job.size)x\(job.size)")
+                        }
+                        return Made(job: job, image: image, bytes: try image.encoded(encoding))
+                    }
                 }
                 try store(made, cascade: cascade)
             }
@@ -201,15 +328,16 @@ public final class PyramidBuilder {
 
     /// Once row `y` of zoom `z` is complete with its sibling row, makes the parents' row.
     private func parents(of z: Int, row y: Int, store index: Int, progress: (Int, Int) -> Void) async throws {
-        guard z > zooms.lowerBound, let range = ranges[z], let parentRange = ranges[z - 1] else { return }
+        guard z > lowestZoom, let range = ranges[z], let parentRange = ranges[z - 1] else { return }
         guard y % 2 == 1 || y == range.maxY else { return }
         let py = y / 2
-        let size = options.tileSize * (index + 1)
+        let size = options.tileSize * scales[index]
         let store = stores[index]
         var children = pending[index][z] ?? [:]
         var jobs = [Job]()
         for px in parentRange.minX...parentRange.maxX {
             let parent = TileID(z: z - 1, x: px, y: py)
+            guard makes(parent) else { continue }
             if store.resumed, try store.contains(parent) {
                 report.reused += 1
                 done += 1
@@ -238,9 +366,9 @@ public final class PyramidBuilder {
         children[2 * py] = nil
         children[2 * py + 1] = nil
         pending[index][z] = children
-        let made = try await draw(jobs) { [encoding = options.encoding] job in
+        let made = try await draw(jobs) { [encoding = options.encoding, handoff = handoffZoom] job in
             let image = TileWarper.average(job.children, size: job.size)
-            return Made(job: job, image: image, bytes: try image.map { try $0.encoded(encoding) })
+            return Made(job: job, image: image, bytes: try image.map { try $0.encoded(job.tile.z == handoff ? ShardRecord.handoffEncoding : encoding) })
         }
         try self.store(made, cascade: true)
         progress(done, total)
@@ -273,12 +401,28 @@ public final class PyramidBuilder {
 public enum PyramidError: Error, Equatable, Sendable, CustomStringConvertible {
     case badZoom(String)
     case tooLarge(String)
-    /// A tile a resumed build found does not fit this build.
+    /// A tile a resumed build found, or a merge read from a shard, does not fit this build.
     case unexpectedTile(String)
+    /// A shard's record (`tilekit_shard`) that cannot be read.
+    case shardRecord(file: String, reason: String)
+    /// Stores that cannot become one: different formats or tile sizes, shards of different builds.
+    case incompatible(String)
+    /// The shards given are not every shard of one build, once each.
+    case incompleteShards(String)
+    /// Two different tiles at one address, and no rule (`--on-conflict`) to choose.
+    case conflict(tile: TileID, first: String, second: String)
+    /// A tile in a shard that its build's plan gives to another shard (a shard that was
+    /// altered, or a store passed as the wrong shard).
+    case strayTile(file: String, tile: TileID, reason: String)
 
     public var description: String {
         switch self {
-        case .badZoom(let text), .tooLarge(let text), .unexpectedTile(let text): return text
+        case .badZoom(let text), .tooLarge(let text), .unexpectedTile(let text), .incompatible(let text), .incompleteShards(let text):
+            return text
+        case .shardRecord(let file, let reason): return "\(file): \(reason)"
+        case .conflict(let tile, let first, let second):
+            return "tile \(tile) differs between \(first) and \(second) (--on-conflict first or last chooses one)"
+        case .strayTile(let file, let tile, let reason): return "\(file): tile \(tile) \(reason)"
         }
     }
 }

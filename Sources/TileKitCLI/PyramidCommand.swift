@@ -8,12 +8,13 @@ import Pyramids
 enum PyramidCommand: Command {
     static let path = ["pyramid"]
     static let summary = "cut a georeferenced image into a tile pyramid"
-    static let options = OptionSpec(valued: ["out", "bounds", "corners", "crs", "zoom", "scheme", "format", "tile-size", "resampling",
-                                             "lower", "name", "attribution", "concurrency", "max-pixels"],
+    static let options = OptionSpec(valued: Set(["out", "bounds", "corners", "crs", "zoom", "scheme", "format", "tile-size", "resampling",
+                                             "lower", "name", "attribution", "concurrency", "max-pixels"] as [String]).union(ShardOptions.names),
                                     flags: ["retina", "resume", "quiet", "json"], aliases: ["o": "out", "z": "zoom"])
     static let help = """
     Usage: tilekit pyramid IMAGE --out STORE [--bounds W,S,E,N | --corners LON,LAT;LON,LAT;LON,LAT;LON,LAT]
                            [--zoom A-B] [--format png|jpg|webp] [--tile-size 256|512] [--retina] [--resume]
+                           [--shard I/N [--shard-zoom Z]]
 
     IMAGE is PNG, JPEG, WebP or TIFF, placed by (first found):
       --bounds W,S,E,N      the image is a plate carrée of this box (degrees)
@@ -39,15 +40,26 @@ enum PyramidCommand: Command {
                             PNG or a progressive JPEG is decoded whole and must stay within 268435456 pixels
       --quiet               no progress bar
       --json                print a summary as JSON
+    \(ShardOptions.help)
+
+    Sharded builds: each shard makes the tiles of its subtrees from the split zoom down
+    (with --lower resample, also its share of the zooms above); `tilekit merge` makes the
+    zooms above the split from the shards' tiles, the same averaging, so the merged store
+    is tile for tile the one a single run makes. A shard's store records the build in its
+    metadata (a JPEG or WebP shard keeps its split zoom as PNG for the merge): merge it,
+    do not serve it.
     """
 
     static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError) {
         try expectPositionals(arguments, 1...1, "IMAGE")
         let imagePath = arguments.positionals[0]
         let out = try required(arguments, "out")
+        let shard = try ShardOptions.parse(arguments)
         guard FileManager.default.fileExists(atPath: imagePath) else { throw .io("\(imagePath): no such file") }
 
         var options = PyramidOptions()
+        options.shard = shard?.spec
+        options.shardZoom = shard?.splitZoom
         if let zoom = arguments.values["zoom"] { options.zooms = try Parse.zoomRange(zoom) }
         let formatName = arguments.values["format"] ?? "png"
         guard let format = ImageFormat(name: formatName) else { throw .usage("format \"\(formatName)\" is not png, jpg or webp") }
@@ -99,7 +111,9 @@ enum PyramidCommand: Command {
                 if !quiet { bar.update(done: done, total: total, elapsed: clock.now - start) }
             }
             let name = arguments.values["name"] ?? URL(fileURLWithPath: imagePath).deletingPathExtension().lastPathComponent
-            for store in stores { try store.commit(metadata: builder.metadata(name: name, attribution: arguments.values["attribution"])) }
+            for (index, store) in stores.enumerated() {
+                try store.commit(metadata: builder.metadata(name: name, attribution: arguments.values["attribution"], scale: index + 1))
+            }
         } catch let error as CanvasError {
             // A broken image: nothing to resume, so nothing is left behind.
             for store in stores { store.discard() }
@@ -111,12 +125,18 @@ enum PyramidCommand: Command {
             throw CLIError(error, .writing, out)
         }
         let seconds = (clock.now - start).seconds
+        let split = builder.plan.map { plan in (shard: "\(plan.splitZoom)", zooms: "\(builder.lowestZoom)-\(builder.zooms.upperBound)") }
         if arguments.flag("json") {
-            io.write(JSON.object([("tiles", "\(report.written)"), ("empty", "\(report.empty)"), ("reused", "\(report.reused)"),
-                                  ("bytes", "\(report.bytes)"), ("minzoom", "\(report.zooms.lowerBound)"), ("maxzoom", "\(report.zooms.upperBound)"),
-                                  ("seconds", JSON.number(seconds))]))
+            var pairs = [("tiles", "\(report.written)"), ("empty", "\(report.empty)"), ("reused", "\(report.reused)"),
+                         ("bytes", "\(report.bytes)"), ("minzoom", "\(report.zooms.lowerBound)"), ("maxzoom", "\(report.zooms.upperBound)"),
+                         ("seconds", JSON.number(seconds))]
+            if let spec = options.shard, let split { pairs += [("shard", "\"\(spec)\""), ("split_zoom", split.shard)] }
+            io.write(JSON.object(pairs))
         } else if !quiet {
-            io.writeError("\(report.written) tiles written (\(report.empty) empty skipped\(report.reused > 0 ? ", \(report.reused) from the earlier run" : "")), zooms \(report.zooms.lowerBound)-\(report.zooms.upperBound), \(String(format: "%.1f", seconds)) s")
+            io.writeError("\(report.written) tiles written (\(report.empty) empty skipped\(report.reused > 0 ? ", \(report.reused) from the earlier run" : "")), zooms \(split?.zooms ?? "\(report.zooms.lowerBound)-\(report.zooms.upperBound)"), \(String(format: "%.1f", seconds)) s")
+            if let spec = options.shard, let split {
+                io.writeError("shard \(spec) of a build split at zoom \(split.shard): combine the \(spec.count) shards with `tilekit merge SHARD... --out STORE`")
+            }
         }
         if !arguments.flag("json") { io.write(out) }
     }

@@ -1,13 +1,15 @@
 import Foundation
 import TileMath
 import TileSources
+import Canvas
+import Pyramids
 
 /// `tilekit seed`: downloads a region into a store, politely and resumably.
 enum SeedCommand: Command {
     static let path = ["seed"]
     static let summary = "download (or draw) a region of tiles from a URL template, store or map.json into a store"
-    static let options = OptionSpec(valued: ["source", "bbox", "zoom", "out", "concurrency", "rate", "user-agent", "subdomains",
-                                             "var", "max-tiles", "scale", "retries", "timeout"],
+    static let options = OptionSpec(valued: Set(["source", "bbox", "zoom", "out", "concurrency", "rate", "user-agent", "subdomains",
+                                             "var", "max-tiles", "scale", "retries", "timeout"] as [String]).union(ShardOptions.names),
                                     flags: ["dry-run", "quiet"], aliases: ["o": "out", "b": "bbox", "z": "zoom"])
     static let defaultUserAgent = "TileKit/\(TileKitCommand.version) (tilekit seed)"
     static let help = """
@@ -35,9 +37,13 @@ enum SeedCommand: Command {
       --scale N           pixel density: 2 asks {r} for @2x tiles (default: 1)
       --retries N         retries after a 5xx or network error (default: 3)
       --timeout SECONDS   per request, 0.001-3600 (default: 10)
-      --max-tiles N       refuse regions larger than this (default: 10000)
+      --max-tiles N       refuse regions larger than this (default: 10000; a shard counts its own tiles)
       --dry-run           print the tile count and an estimated size (from 3 sampled tiles), fetch nothing else
       --quiet             no progress bar
+    \(ShardOptions.help)
+
+    A seed shard fetches its subtrees below the split zoom and its share (row-major blocks)
+    of each zoom above, since no tile depends on another; `tilekit merge` combines the shards.
 
     Exit codes: 0 every tile fetched or absent upstream; 75 some tiles could not be fetched
     (they are listed; run again to retry them); 64 usage; 65 bad data; 74 I/O.
@@ -55,11 +61,17 @@ enum SeedCommand: Command {
         var seeder = Seeder(source: source, box: box, zooms: zooms)
         seeder.concurrency = concurrency
         seeder.scale = scale
+        let shard = try ShardOptions.parse(arguments)
+        if let shard {
+            do { try seeder.share(shard.spec, splitZoom: shard.splitZoom) } catch { throw .usage(error.description) }
+        }
         let total = seeder.tileCount
 
         if arguments.flag("dry-run") {
             let estimate = await sampleSize(seeder)
-            let perZoom = zooms.map { zoom in ("\(zoom)", "\(TileRange.covering(box, zoom: zoom).reduce(0) { $0 + $1.count })") }
+            let perZoom = zooms.map { zoom in
+                ("\(zoom)", "\(TileRange.covering(box, zoom: zoom).reduce(0) { $0 + $1.reduce(0) { $0 + (seeder.fetches($1) ? 1 : 0) } })")
+            }
             var pairs: [(String, String)] = [("tiles", "\(total)"), ("zooms", JSON.object(perZoom))]
             if let estimate {
                 pairs += [("estimated_bytes", "\(estimate.average * total)"), ("sampled_tiles", "\(estimate.samples)")]
@@ -82,6 +94,10 @@ enum SeedCommand: Command {
         }
         var metadata = source.metadata
         metadata.bounds = nil
+        if let spec = seeder.shard, let plan = seeder.shardPlan {
+            metadata.bounds = seeder.storedBounds  // what an unsharded seed records; the merge keeps it
+            metadata.shardRecord = shardRecord(spec, plan: plan, seeder: seeder, sourceText: sourceText, metadata: metadata).json
+        }
         var bar = ProgressBar(label: "seed", io: io)
         let quiet = arguments.flag("quiet")
         let report: Seeder.Report
@@ -103,6 +119,17 @@ enum SeedCommand: Command {
             if report.failures.count > 20 { io.writeError("... and \(report.failures.count - 20) more") }
             throw .unavailable("\(report.failures.count) of \(report.total) tiles could not be fetched; run the same command again to retry them")
         }
+    }
+
+    /// What a seed shard records for `tilekit merge`. The source is named by a digest (of a
+    /// store's file name, or of the whole template): shards on other machines see other
+    /// paths, and a template may hold a key that must not travel in the tiles' metadata.
+    static func shardRecord(_ spec: ShardSpec, plan: ShardPlan, seeder: Seeder, sourceText: String, metadata: TileSetMetadata) -> ShardRecord {
+        let name = sourceText.contains("{") ? sourceText : URL(fileURLWithPath: sourceText).lastPathComponent
+        return ShardRecord(command: .seed, shard: spec, splitZoom: plan.splitZoom, zooms: seeder.zooms, mergeMakesUpperZooms: false,
+                           encoding: .defaults(for: metadata.format ?? .png), tileSize: metadata.tileSize, scale: seeder.scale,
+                           region: seeder.box, bounds: seeder.storedBounds, center: metadata.center, centerZoom: metadata.centerZoom,
+                           build: "seed of source \(ShardRecord.digest(name)) at scale \(seeder.scale)")
     }
 
     /// A URL template (it has a `{`) or a store on disk.

@@ -6,6 +6,9 @@ public enum TileMathError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidQuadkey(String, reason: String)
     case invalidBoundingBox(BoundingBox, reason: String)
     case invalidPolyline(String, reason: String)
+    /// A shard spec (`I/N`) or a shard plan's split zoom that cannot be.
+    case invalidShard(String, reason: String)
+    case invalidSplitZoom(Int, reason: String)
 
     public var description: String {
         switch self {
@@ -15,6 +18,8 @@ public enum TileMathError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidQuadkey(let key, let reason): return "quadkey \"\(key)\": \(reason)"
         case .invalidBoundingBox(_, let reason): return reason
         case .invalidPolyline(_, let reason): return "encoded polyline: \(reason)"
+        case .invalidShard(let text, let reason): return "shard \"\(text)\": \(reason)"
+        case .invalidSplitZoom(let z, let reason): return "shard zoom \(z) \(reason)"
         }
     }
 }

@@ -40,6 +40,7 @@ public struct FolderTileSource: TileSource {
         metadata.bounds = stored.bounds ?? Self.scanBounds(directory, zoom: minZoom, scheme: resolvedScheme)
         metadata.attribution = stored.attribution
         metadata.description = stored.description
+        metadata.shardRecord = stored.shardRecord
         if let data = try? Data(contentsOf: sample), let image = try? RGBAImage(decoding: data, limits: .tile) {
             if TileSetMetadata.tileSizes.contains(image.width) {
                 metadata.tileSize = image.width
@@ -108,7 +109,12 @@ public struct FolderTileSource: TileSource {
         var attribution: String?
         var description: String?
         var scheme: TileScheme?
+        var shardRecord: String?
     }
+
+    /// The shard record of a folder's metadata.json, read even when the folder has no tile
+    /// (a shard that owned only empty tiles), which cannot be opened as a source.
+    public static func shardRecord(in directory: URL) -> String? { readMetadataJSON(directory).shardRecord }
 
     static func readMetadataJSON(_ directory: URL) -> StoredMetadata {
         guard let data = try? Data(contentsOf: directory.appendingPathComponent("metadata.json")),
@@ -117,6 +123,7 @@ public struct FolderTileSource: TileSource {
         stored.name = object["name"] as? String
         stored.attribution = object["attribution"] as? String
         stored.description = object["description"] as? String
+        stored.shardRecord = object[TileSetMetadata.shardRecordKey] as? String
         stored.scheme = (object["scheme"] as? String).flatMap(TileScheme.init(rawValue:))
         if let text = object["bounds"] as? String {
             stored.bounds = MetadataText.bounds(text)

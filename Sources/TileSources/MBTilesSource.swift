@@ -92,6 +92,7 @@ public struct MBTilesSource: TileSource {
         }
         metadata.attribution = stored.attribution
         metadata.description = stored.description
+        metadata.shardRecord = stored.values[TileSetMetadata.shardRecordKey]
         return metadata
     }
 
@@ -136,6 +137,7 @@ public final class MBTilesStoreWriter: TileStoreWriter {
         }
         if let attribution = metadata.attribution { values["attribution"] = attribution }
         if let description = metadata.description { values["description"] = description }
+        if let record = metadata.shardRecord { values[TileSetMetadata.shardRecordKey] = record }
         try writer.finish(metadata: MBTiles.Metadata(values))
     }
 }

@@ -78,6 +78,7 @@ public struct PMTilesSource: TileSource {
         }
         metadata.attribution = json["attribution"] as? String
         metadata.description = json["description"] as? String
+        metadata.shardRecord = json[TileSetMetadata.shardRecordKey] as? String
         if let value = json["tile_size"] {
             // JSON numbers arrive as NSNumber; 1e12 or 2.5 must not pass as a size.
             let size = (value as? NSNumber).flatMap { number in number.doubleValue.isFinite ? Int(exactly: number.doubleValue) : nil }
@@ -143,6 +144,7 @@ public final class PMTilesStoreWriter: TileStoreWriter {
         if let format = metadata.format { json["format"] = format.fileExtension }
         if let attribution = metadata.attribution { json["attribution"] = attribution }
         if let description = metadata.description { json["description"] = description }
+        if let record = metadata.shardRecord { json[TileSetMetadata.shardRecordKey] = record }
         let data = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
         try writer.finish(header: header, metadataJSON: Array(data))
     }

@@ -33,6 +33,9 @@ public struct Seeder {
     public let zooms: ClosedRange<Int>
     public var concurrency = 4
     public var scale = 1
+    /// The share of a sharded seed this run fetches (`share(_:splitZoom:)`); nil: every tile.
+    public private(set) var shard: ShardSpec?
+    public private(set) var shardPlan: ShardPlan?
 
     public init(source: any TileSource, box: BoundingBox, zooms: ClosedRange<Int>) {
         self.source = source
@@ -40,9 +43,34 @@ public struct Seeder {
         self.zooms = zooms
     }
 
-    /// The tiles to seed, zoom by zoom.
+    /// The tiles of the region, zoom by zoom (a shard fetches those it `fetches`).
     public var ranges: [TileRange] { zooms.flatMap { TileRange.covering(box, zoom: $0) } }
-    public var tileCount: Int { ranges.reduce(0) { $0 + $1.count } }
+    /// The tiles this run fetches: the region's, or a shard's share of them.
+    public var tileCount: Int {
+        guard shardPlan != nil else { return ranges.reduce(0) { $0 + $1.count } }
+        return ranges.reduce(0) { count, range in count + range.reduce(0) { $0 + (fetches($1) ? 1 : 0) } }
+    }
+
+    /// Makes this run shard `spec` of a seed cut into `spec.count` (see `ShardPlan`: every
+    /// zoom is shared out, subtrees at and below the split zoom, row-major blocks above, as
+    /// fetching a tile needs no other). Throws when `splitZoom` is outside the zooms.
+    public mutating func share(_ spec: ShardSpec, splitZoom: Int? = nil) throws(TileMathError) {
+        var ranges = [Int: [TileRange]]()
+        for z in zooms { ranges[z] = TileRange.covering(box, zoom: z) }
+        shardPlan = try ShardPlan(count: spec.count, zooms: zooms, ranges: ranges, splitZoom: splitZoom)
+        shard = spec
+    }
+
+    /// True when this run fetches `tile` (every tile, unless it is a shard).
+    public func fetches(_ tile: TileID) -> Bool {
+        guard let shardPlan, let shard else { return true }
+        return shardPlan.owns(shard, tile)
+    }
+
+    /// The bounds a seeded store records: the box, within the Web Mercator world.
+    public var storedBounds: BoundingBox {
+        BoundingBox(west: max(-180, box.west), south: max(-85.0511, box.south), east: min(180, box.east), north: min(85.0511, box.north))
+    }
 
     struct Fetched: Sendable {
         let tile: TileID
@@ -65,7 +93,7 @@ public struct Seeder {
         var report = Report(total: total, fetched: 0, skipped: 0, absent: 0, failures: [], bytes: 0, elapsed: .zero)
         var pending = [TileID]()
         for range in ranges {
-            for tile in range {
+            for tile in range where fetches(tile) {
                 if try writer.contains(tile) { report.skipped += 1 } else { pending.append(tile) }
             }
         }
@@ -128,8 +156,7 @@ public struct Seeder {
         finished.format = format
         finished.minZoom = zooms.lowerBound
         finished.maxZoom = zooms.upperBound
-        finished.bounds = finished.bounds ?? BoundingBox(west: max(-180, box.west), south: max(-85.0511, box.south),
-                                                         east: min(180, box.east), north: min(85.0511, box.north))
+        finished.bounds = finished.bounds ?? storedBounds
         try writer.finish(metadata: finished)
         report.elapsed = clock.now - start
         return report

@@ -34,6 +34,10 @@ public struct TileSetMetadata: Hashable, Sendable {
     public var tileSize: Int
     public var attribution: String?
     public var description: String?
+    /// TileKit's record of the build this store is one shard of (`pyramid --shard`, `seed
+    /// --shard`), JSON that `tilekit merge` reads; nil for a finished store. Stored under
+    /// `shardRecordKey` in MBTiles metadata, PMTiles metadata JSON and a folder's metadata.json.
+    public var shardRecord: String?
     /// Optional fields of the store that were ignored because their values made no sense
     /// (a center at latitude NaN, bounds beyond 180°), each naming the field and value.
     public var warnings: [String] = []
@@ -43,6 +47,8 @@ public struct TileSetMetadata: Hashable, Sendable {
     /// The tile sizes, in pixels, a store may declare: TileKit writes 256 and 512 (1024 for
     /// retina 512s); anything outside this is a broken file, not a tile size.
     public static let tileSizes = 16...4096
+    /// The metadata key of `shardRecord`.
+    public static let shardRecordKey = "tilekit_shard"
 
     public init(name: String, format: ImageFormat? = nil, scheme: TileScheme = .xyz, bounds: BoundingBox? = nil,
                 center: Coordinate? = nil, centerZoom: Int? = nil, minZoom: Int = 0, maxZoom: Int = 22,

@@ -61,6 +61,7 @@ public final class FolderTileWriter: TileStoreWriter {
         if let bounds = metadata.bounds { object["bounds"] = MetadataText.bounds(bounds) }
         if let attribution = metadata.attribution { object["attribution"] = attribution }
         if let description = metadata.description { object["description"] = description }
+        if let record = metadata.shardRecord { object[TileSetMetadata.shardRecordKey] = record }
         let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
         try AtomicFile.write(Array(data), to: directory.appendingPathComponent("metadata.json"))
     }
