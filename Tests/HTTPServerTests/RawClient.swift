@@ -36,6 +36,8 @@ final class RawClient: @unchecked Sendable {  // one test uses it at a time; fd 
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n > 0 { data += buffer[0..<n]; continue }
+            // Other tests start processes: their SIGCHLD interrupts a waiting recv.
+            if n < 0 && errno == EINTR { continue }
             return (String(decoding: data, as: UTF8.self), n == 0 || errno == ECONNRESET)
         }
     }
@@ -46,6 +48,7 @@ final class RawClient: @unchecked Sendable {  // one test uses it at a time; fd 
         var buffer = [UInt8](repeating: 0, count: 65536)
         while !String(decoding: data, as: UTF8.self).contains(marker) {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0 && errno == EINTR { continue }
             guard n > 0 else { break }
             data += buffer[0..<n]
         }
