@@ -453,6 +453,8 @@ def stores():
     crash("pmtiles", "root-length-2e63.pmtiles", pmtiles(flat, tiles=tiles, root_length=2 ** 63))
     crash("pmtiles", "root-offset-above-2e63.pmtiles", pmtiles(flat, tiles=tiles, root_offset=2 ** 63 + 16))
     crash("pmtiles", "metadata-length-3gb.pmtiles", pmtiles(flat, tiles=tiles, metadata_length=3_000_000_000))
+    # ... and a minimum zoom of 200 (the server's GET of 0/0/0 traps on the zoom range).
+    crash("pmtiles", "minzoom-200.pmtiles", pmtiles(flat, tiles=tiles, min_zoom=200, max_zoom=2))
     # MBTiles metadata: a centre zoom of 1e309 (infinity), a maximum zoom of -1.
     crash("mbtiles-metadata", "center-zoom-1e309.txt", "minzoom=0\nmaxzoom=2\ncenter=0,0,1e309\n")
     crash("mbtiles-metadata", "maxzoom-minus-1.txt", "minzoom=0\nmaxzoom=-1\n")

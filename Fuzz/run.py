@@ -26,6 +26,7 @@ WORK = os.path.join(REPO, ".build", "fuzz")
 
 # libFuzzer's own limits, the ones the replay (make test) applies too.
 LIMITS = ["-rss_limit_mb=2048", "-malloc_limit_mb=2048", "-timeout=10"]
+REPLAYS = 60
 
 
 def targets():
@@ -44,26 +45,41 @@ def link(binary, target):
     return path
 
 
-def frame_of(log):
-    """The first frame of TileKit (not of the fuzz targets) in an ASan/libFuzzer stack trace,
-    demangled, and the trap message when there is one."""
-    message = None
+# Frames of libFuzzer, the sanitizers, the C library and the Swift runtime's trap machinery:
+# not where a crash is.
+RUNTIME = ("compiler-rt", "/libc.so", "libc_start", "_assertionFailure", "fatalErrorMessage", "swift_slowAlloc",
+           "swift_allocObject", "__sanitizer", "__asan", "fuzzer::", "_start ")
+
+
+def demangle(symbol):
+    text = subprocess.run(["swift", "demangle", "--simplified", "--compact", symbol], capture_output=True, text=True).stdout.strip()
+    return (text or symbol)[:110]
+
+
+def signature(log):
+    """What an input hit: the trap message (or sanitizer report), the top frame outside the
+    runtime, and the first frame of TileKit (not of the fuzz targets) when it differs."""
+    message, top, ours = None, None, None
     for line in log.splitlines():
-        if "Fatal error" in line and message is None:
-            message = line.strip()
-        if "out-of-memory (malloc(" in line and message is None:
-            message = line.strip().lstrip("=0123456789 ")
-        if "ERROR: AddressSanitizer" in line and message is None:
-            message = line.strip().lstrip("=0123456789 ")
-        if "ERROR: libFuzzer: timeout" in line and message is None:
-            message = "timeout"
-        match = re.match(r"\s*#\d+ 0x[0-9a-f]+ in (\S+) (\S+)", line)
-        if match and "/Sources/" in match.group(2) and "/Sources/TileKitFuzz/" not in match.group(2):
-            symbol = subprocess.run(["swift", "demangle", "--simplified", "--compact", match.group(1)],
-                                    capture_output=True, text=True).stdout.strip() or match.group(1)
-            where = match.group(2).split("/Sources/", 1)[1]
-            return "%s at Sources/%s%s" % (symbol[:120], where, (" (" + message + ")") if message else "")
-    return message or "no TileKit frame in the trace"
+        if message is None:
+            for marker in ("Fatal error", "out-of-memory (", "ERROR: AddressSanitizer", "ERROR: libFuzzer: timeout", "deadly signal"):
+                if marker in line:
+                    message = line.strip().lstrip("=0123456789 ")
+        match = re.match(r"\s*#\d+ 0x[0-9a-f]+ in (\S+) ?(\S*)", line)
+        if not match or any(part in line for part in RUNTIME):
+            continue
+        symbol, where = match.group(1), match.group(2)
+        if top is None:
+            top = "%s (%s)" % (demangle(symbol), where.split("/Sources/", 1)[-1] if where else "?")
+        if "/Sources/" in where and "/Sources/TileKitFuzz/" not in where:
+            ours = "%s at Sources/%s" % (demangle(symbol), where.split("/Sources/", 1)[1])
+            break
+    # Sizes and addresses differ from input to input; what was hit does not.
+    message = re.sub(r"0x[0-9a-f]+|\b\d+\b", "N", message) if message else None
+    parts = [message or "no report", "top: " + (top or "?")]
+    if ours and not (top or "").startswith(ours.split(" at ")[0]):
+        parts.append("TileKit: " + ours)
+    return "; ".join(parts)
 
 
 def run(binary, target, seconds, jobs):
@@ -103,12 +119,30 @@ def run(binary, target, seconds, jobs):
     new = sorted(set(os.listdir(artifacts)) - before)
     print("%-18s %9d execs %7d/s  cov %5d  ft %6d  corpus %5d  crash/oom/timeout %d/%d/%d  (%.0f s)"
           % (target, execs, speed, cov, ft, corp, crashes, ooms, timeouts, elapsed))
-    for name in new:
-        path = os.path.join(artifacts, name)
-        # Replaying the input once prints its stack trace.
-        replay = subprocess.run([program, path, "-runs=1"] + LIMITS, capture_output=True, text=True, env=env, cwd=WORK)
-        print("    %s: %s" % (os.path.relpath(path, REPO), frame_of(replay.stdout + replay.stderr)))
+    report(program, [os.path.join(artifacts, name) for name in new], env)
     return crashes + ooms + timeouts
+
+
+def report(program, paths, env):
+    """Replays crashing inputs (once each: that prints the stack trace) and groups them by
+    what they hit; at most REPLAYS of them, since a crash the fuzzer keeps finding makes
+    hundreds."""
+    groups = {}
+    for path in paths[:REPLAYS]:
+        replay = subprocess.run([program, path, "-runs=1"] + LIMITS, capture_output=True, text=True, env=env, cwd=WORK)
+        groups.setdefault(signature(replay.stdout + replay.stderr), []).append(path)
+    for hit, group in sorted(groups.items(), key=lambda item: -len(item[1])):
+        print("    %d x %s\n        e.g. %s" % (len(group), hit, os.path.relpath(min(group, key=os.path.getsize), REPO)))
+    if len(paths) > REPLAYS:
+        print("    (%d more inputs not replayed)" % (len(paths) - REPLAYS))
+
+
+def triage(binary, target):
+    """Groups every input saved for a target by what it hits (--triage)."""
+    folder = os.path.join(WORK, "artifacts", target)
+    paths = sorted(os.path.join(folder, name) for name in os.listdir(folder)) if os.path.isdir(folder) else []
+    print("%s: %d saved inputs" % (target, len(paths)))
+    report(link(binary, target), paths, dict(os.environ, SWIFT_BACKTRACE="enable=no", ASAN_OPTIONS="detect_leaks=0"))
 
 
 def main():
@@ -116,9 +150,14 @@ def main():
     parser.add_argument("binary")
     parser.add_argument("--seconds", type=int, default=60)
     parser.add_argument("--jobs", type=int, default=1, help="fuzzing processes per target (libFuzzer -fork)")
+    parser.add_argument("--triage", action="store_true", help="only group the inputs saved by earlier runs by what they hit")
     parser.add_argument("targets", nargs="*")
     arguments = parser.parse_intermixed_args()
     chosen = arguments.targets or targets()
+    if arguments.triage:
+        for target in chosen:
+            triage(arguments.binary, target)
+        return 0
     print("fuzzing %d targets for %d s each (logs in .build/fuzz/logs/)" % (len(chosen), arguments.seconds))
     failures = 0
     for target in chosen:

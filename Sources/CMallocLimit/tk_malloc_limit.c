@@ -29,13 +29,14 @@ extern void *__libc_calloc(size_t count, size_t size);
 extern void *__libc_realloc(void *pointer, size_t size);
 extern void *__libc_memalign(size_t alignment, size_t size);
 
-// Reports with write(2) only: no allocation while reporting one. abort() lets the Swift
-// runtime print the stack that asked.
+// Reports with write(2) only: no allocation while reporting one. A trap here (not abort(),
+// whose frames in libc the unwinder cannot walk) lets the Swift runtime print the stack
+// that asked.
 static void tk_over_limit(size_t size) {
     char text[128];
     int length = snprintf(text, sizeof text, "tilekit-fuzz: malloc(%zu) exceeds the limit of %zu MB\n", size, tk_limit >> 20);
     if (length > 0) (void)write(2, text, (size_t)length);
-    abort();
+    __builtin_trap();
 }
 
 static void tk_check(size_t size) {

@@ -72,8 +72,8 @@ enum Replay {
         var failure: String {
             let lines = output.split(separator: "\n").map(String.init)
             let message = lines.last { $0.contains("Fatal error") || $0.contains("exceeds the limit") || $0.contains("above the limit") }
-            let frame = lines.first { $0.contains(" in tilekit-fuzz at ") && $0.contains("/Sources/") && !$0.contains("/Sources/TileKitFuzz/") }
-            let file = lines.last { $0.hasPrefix("tilekit-fuzz: ") && $0.contains("/Fuzz/") }  // with -v, the file being replayed
+            let frame = lines.first { $0.contains(" in tilekit-fuzz at ") && $0.contains("/Sources/") && !$0.contains("/Sources/TileKitFuzz/") && !$0.contains("/Sources/CMallocLimit/") }
+            let file = lines.last { $0.hasPrefix("tilekit-fuzz: ") && $0.contains("/Fuzz/") && !$0.contains("limit") }  // with -v, the file being replayed
             let how = signaled ? "killed by signal \(status)\(status == 14 ? " (timed out)" : "")" : "exit status \(status)"
             return [how, file, message, frame.map { "at " + $0.trimmingCharacters(in: .whitespaces) }].compactMap { $0 }.joined(separator: "\n")
         }

@@ -2,7 +2,7 @@
 #define TK_MALLOC_LIMIT_H
 #include <stddef.h>
 
-// Makes any single allocation above `bytes` abort the process (0: no limit), as
+// Makes any single allocation above `bytes` stop the process with a trap (0: no limit), as
 // libFuzzer's -malloc_limit_mb does, so the replay of Fuzz/ (a build without libFuzzer)
 // fails on the same memory bombs the fuzzer reports. It works by defining malloc, calloc,
 // realloc and the aligned allocators in the executable, in front of glibc's. Built with
