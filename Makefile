@@ -4,7 +4,7 @@ SWIFT ?= swift
 TILEKIT_RELEASE := .build/release/tilekit
 TILEKIT_DEBUG := .build/debug/tilekit
 
-.PHONY: all deps test-deps build demo test crash-check bench fixtures clean
+.PHONY: all deps test-deps build demo test crash-check bench fixtures fuzz fuzz-build clean
 
 all: build
 
@@ -55,6 +55,24 @@ CRASH_SEED ?= 11
 crash-check: deps test-deps
 	$(SWIFT) build -c release --product tilekit
 	python3 scripts/check-crash-safety.py $(TILEKIT_RELEASE) --runs $(CRASH_RUNS) --seed $(CRASH_SEED)
+
+# Fuzzing (Fuzz/README.md): each target in turn for FUZZ_SECONDS from its seed corpus, with
+# executions, coverage and crashes per target; FUZZ_TARGETS picks some. The libFuzzer build
+# (release, AddressSanitizer) is kept apart in .build/fuzz; a first build takes minutes.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+FUZZ_JOBS ?= 1
+FUZZ_BINARY := .build/fuzz/release/tilekit-fuzz
+fuzz: fuzz-build
+	python3 Fuzz/run.py $(FUZZ_BINARY) --seconds $(FUZZ_SECONDS) --jobs $(FUZZ_JOBS) $(FUZZ_TARGETS)
+
+fuzz-build: deps
+	@mkdir -p .build
+	@echo "building the libFuzzer build of tilekit-fuzz (log: .build/fuzz-build.log)"
+	@nice -n 10 $(SWIFT) build -c release --scratch-path .build/fuzz --product tilekit-fuzz \
+		--sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING > .build/fuzz-build.log 2>&1 \
+		|| { grep -v "Cannot export local symbol" .build/fuzz-build.log | tail -40; exit 1; }
+	@tail -1 .build/fuzz-build.log
 
 # Regenerates the committed mercantile/geographiclib fixture (seeded: same output).
 fixtures: test-deps

@@ -38,6 +38,7 @@ let package = Package(
         .target(name: "CJPEGReader", dependencies: ["CJPEG"]),  // libjpeg's setjmp error handling, scanline reads
         .target(name: "CTIFFReader", dependencies: ["CTIFF"]),  // variadic TIFFGetField, libtiff's stderr handler
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),  // variadic MHD_start_daemon
+        .target(name: "CMallocLimit"),  // libFuzzer's -malloc_limit_mb for the fuzz replay (malloc in front of glibc's)
 
         // Pure Swift tile math: coordinates, tiles, geodesy, encoded polylines.
         .target(name: "TileMath"),
@@ -75,6 +76,10 @@ let package = Package(
         .executableTarget(name: "tilekit", dependencies: ["TileKitCLI"]),
         // Measurements for `make bench` (scripts/bench.py compares them with reference tools).
         .executableTarget(name: "tilekit-bench", dependencies: ["Canvas", "TileMath", "TileSources", "Features", "Rendering"], path: "Sources/TileKitBench"),
+        // The fuzz targets (Fuzz/README.md): a replay tool in this build; `make fuzz` builds it with libFuzzer.
+        .executableTarget(name: "tilekit-fuzz", dependencies: ["CMallocLimit", "TileMath", "Canvas", "Compression", "MBTiles", "PMTiles", "TileSources",
+                                                               "Features", "Rendering", "Pyramids", "Game", "MapProjects", "HTTPServer", "TileServer"],
+                          path: "Sources/TileKitFuzz"),
 
         .testTarget(name: "TileMathTests", dependencies: ["TileMath"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas", "TileMath"], exclude: ["Goldens", "Fixtures"]),
@@ -90,6 +95,8 @@ let package = Package(
         .testTarget(name: "GameTests", dependencies: ["Game", "TileMath"], exclude: ["Fixtures"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "SharedCacheTests", dependencies: ["SharedCache", "TileMath", "TestSupport"]),
+        // Replays Fuzz/corpus and Fuzz/crashes through the tilekit-fuzz binary (one process per crash file).
+        .testTarget(name: "FuzzReplayTests"),
         .testTarget(name: "CLibrariesTests", dependencies: ["CSQLite", "CMicroHTTPDShim", "CMicroHTTPD"]),
     ],
     swiftLanguageModes: [.v6]

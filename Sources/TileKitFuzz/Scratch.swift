@@ -1,0 +1,50 @@
+import Foundation
+import Canvas
+import TileMath
+import TileSources
+
+/// The folder a target writes its input to when the code under test reads files (stores,
+/// map.json, row readers), with small real files beside it for map.json to point at.
+///
+/// One folder per process: `$TILEKIT_FUZZ_SCRATCH/<pid>` when set (make fuzz sets it, and
+/// removes it after each target), else on /dev/shm where SQLite's syncs cost nothing.
+/// libFuzzer calls targets one at a time, so a target can reuse its file names.
+final class Scratch: Sendable {
+    static let shared = Scratch()
+
+    let folder: URL
+    /// A 4x4 PNG: the image behind world files, a map's fallback, overlays.
+    let tinyPNG: [UInt8]
+    /// A 256x256 PNG tile, for stores the targets build.
+    let tilePNG: [UInt8]
+
+    private init() {
+        let environment = ProcessInfo.processInfo.environment
+        let parent = environment["TILEKIT_FUZZ_SCRATCH"].map { URL(fileURLWithPath: $0) }
+            ?? (FileManager.default.isWritableFile(atPath: "/dev/shm") ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory)
+        folder = parent.appendingPathComponent("tilekit-fuzz-\(getpid())")
+        try? FileManager.default.removeItem(at: folder)
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: Scratch.shared.folder) }
+
+        var tiny = RGBAImage(width: 4, height: 4, color: Color(red: 0.2, green: 0.5, blue: 0.8))
+        tiny[1, 2] = Pixel(Color(red: 1, green: 0, blue: 0))
+        tinyPNG = (try? tiny.encoded(.png())) ?? []
+        tilePNG = (try? RGBAImage(width: 256, height: 256, color: Color(red: 0.9, green: 0.85, blue: 0.7)).encoded(.png())) ?? []
+    }
+
+    /// A path in the scratch folder.
+    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    /// Writes `bytes` to a file of the scratch folder (replacing it) and returns its path;
+    /// nil when it cannot be written (then the target has nothing to test).
+    func write(_ bytes: [UInt8], to name: String) -> String? {
+        let path = self.path(name)
+        return FileManager.default.createFile(atPath: path, contents: Data(bytes)) ? path : nil
+    }
+
+    /// Removes a file or folder of the scratch folder (an SQLite file with its -wal and -shm).
+    func remove(_ name: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path(name) + suffix) }
+    }
+}
