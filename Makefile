@@ -83,7 +83,7 @@ fixtures: test-deps
 bench: deps
 	$(SWIFT) build -c release --product tilekit
 	$(SWIFT) build -c release --product tilekit-bench
-	bash scripts/install-deps.sh nginx-light python3-mapnik wrk gdal-bin libvips-tools
+	bash scripts/install-deps.sh nginx-light python3-mapnik wrk gdal-bin libvips-tools redis-server
 	python3 -c "import PIL, mapproxy, pmtiles, staticmap, staticmaps, gunicorn, mercantile, numpy" 2>/dev/null || python3 -m pip install -q --disable-pip-version-check pillow mapproxy==7.0.0 pmtiles==3.8.1 staticmap==0.5.7 py-staticmaps==0.4.0 gunicorn==23.0.0 mercantile==1.2.1 numpy==2.4.6
 	python3 scripts/bench.py
 	python3 scripts/soak.py $(TILEKIT_RELEASE) --minutes 10

@@ -544,6 +544,62 @@ def sharded_pyramid(directory, shards=2):
     os.remove(image)
 
 
+def cluster_serving(directory):
+    """Serving drawn tiles (a parchment base under a features overlay, drawn on demand, so
+    the first request of each tile renders it) with wrk: one `tilekit serve`, then three
+    instances sharing a Redis cache behind nginx (scripts/check-cluster.py's layout)."""
+    import importlib.util
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__))))
+    spec = importlib.util.spec_from_file_location("cluster", os.path.join(os.path.dirname(os.path.abspath(__file__)), "check-cluster.py"))
+    cluster = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cluster)
+    from attacklib import start_server, stop_server
+    import mercantile
+    os.chmod(directory, 0o755)
+    with open(f"{directory}/pins.geojson", "w") as f:
+        json.dump({"type": "FeatureCollection", "features": [
+            {"type": "Feature", "geometry": {"type": "Point", "coordinates": [-73.9654 + i * 0.002, 40.7829 - i * 0.001]},
+             "properties": {"title": f"Pin {i}", "radius": 150}} for i in range(40)]}, f)
+    with open(f"{directory}/drawn.json", "w") as f:
+        json.dump({"name": "drawn", "minzoom": 12, "maxzoom": 16, "layers": [
+            {"id": "paper", "type": "generated", "generator": "parchment", "base": True},
+            {"id": "pins", "type": "features", "files": ["pins.geojson"], "zindex": 1}]}, f)
+    tiles = list(mercantile.tiles(-74.00, 40.74, -73.93, 40.82, [14, 15, 16]))
+    random.Random(2).shuffle(tiles)
+    paths = [f"/maps/drawn/{t.z}/{t.x}/{t.y}.png" for t in tiles]
+    results = {}
+    server, port = start_server(f"{RELEASE}/tilekit", [f"{directory}/drawn.json"], directory, extra=("--quiet",))
+    try:
+        results["one instance"] = wrk(port, paths, directory, "one", connections=32)
+    finally:
+        stop_server(server)
+    redis_port, balancer = cluster.free_port(), cluster.free_port()
+    redis = cluster.start_redis(directory, redis_port)
+    instances = [start_server(f"{RELEASE}/tilekit", [f"{directory}/drawn.json"], directory,
+                              extra=("--quiet", "--shared-cache", f"redis://127.0.0.1:{redis_port}")) for _ in range(3)]
+    os.makedirs(f"{directory}/www", exist_ok=True)
+    with open(f"{directory}/nginx.conf", "w") as f:
+        f.write(cluster.nginx_config(directory, balancer, cluster.free_port(), [p for _, p in instances]))
+    nginx = subprocess.Popen([cluster.NGINX, "-p", directory, "-c", f"{directory}/nginx.conf"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1)
+    try:
+        results["3 instances + Redis behind nginx"] = wrk(balancer, paths, directory, "cluster", connections=32)
+        keys = cluster.redis_cli(redis_port, "DBSIZE")
+    finally:
+        nginx.terminate()
+        nginx.wait()
+        for process, _ in instances:
+            stop_server(process)
+        redis.kill()
+        redis.wait()
+    print(f"\nServing {len(paths)} drawn tiles (rendered on first request), wrk -t2 -c32 for 10 s, 127.0.0.1; Redis held {keys} tiles")
+    print(f"{'':34} {'req/s':>9} {'p50':>9} {'p99':>9} {'errors':>7}")
+    for name, (rate, p50, p99, errors) in results.items():
+        print(f"{name:34} {rate:9.0f} {p50:>9} {p99:>9} {errors:7d}")
+    print(f"{'ratio':34} {results['3 instances + Redis behind nginx'][0] / results['one instance'][0]:8.2f}x one instance "
+          f"(one machine of 2 cores: the cluster's gain is shared renders, not more CPU)")
+
+
 def main():
     with tempfile.TemporaryDirectory() as directory:
         pmtiles_over_http(directory)
@@ -553,6 +609,8 @@ def main():
         sharded_pyramid(directory)
     with tempfile.TemporaryDirectory() as directory:
         serving(directory)
+    with tempfile.TemporaryDirectory() as directory:
+        cluster_serving(directory)
     with tempfile.TemporaryDirectory() as directory:
         feature_tiles(directory)
     with tempfile.TemporaryDirectory() as directory:
