@@ -128,9 +128,13 @@ def report(program, paths, env):
     what they hit; at most REPLAYS of them, since a crash the fuzzer keeps finding makes
     hundreds."""
     groups = {}
+    scratch = os.path.join(WORK, "replay-scratch")
+    os.makedirs(scratch, exist_ok=True)
+    env = dict(env, TILEKIT_FUZZ_SCRATCH=scratch)  # what crashed replays leave, removed below
     for path in paths[:REPLAYS]:
         replay = subprocess.run([program, path, "-runs=1"] + LIMITS, capture_output=True, text=True, env=env, cwd=WORK)
         groups.setdefault(signature(replay.stdout + replay.stderr), []).append(path)
+    shutil.rmtree(scratch, ignore_errors=True)
     for hit, group in sorted(groups.items(), key=lambda item: -len(item[1])):
         print("    %d x %s\n        e.g. %s" % (len(group), hit, os.path.relpath(min(group, key=os.path.getsize), REPO)))
     if len(paths) > REPLAYS:

@@ -23,6 +23,7 @@ final class Scratch: Sendable {
         let parent = environment["TILEKIT_FUZZ_SCRATCH"].map { URL(fileURLWithPath: $0) }
             ?? (FileManager.default.isWritableFile(atPath: "/dev/shm") ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory)
         folder = parent.appendingPathComponent("tilekit-fuzz-\(getpid())")
+        Self.removeFoldersOfEndedProcesses(in: parent)
         try? FileManager.default.removeItem(at: folder)
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         atexit { try? FileManager.default.removeItem(at: Scratch.shared.folder) }
@@ -31,6 +32,15 @@ final class Scratch: Sendable {
         tiny[1, 2] = Pixel(Color(red: 1, green: 0, blue: 0))
         tinyPNG = (try? tiny.encoded(.png())) ?? []
         tilePNG = (try? RGBAImage(width: 256, height: 256, color: Color(red: 0.9, green: 0.85, blue: 0.7)).encoded(.png())) ?? []
+    }
+
+    /// A process that crashes (what fuzzing is for) cannot remove its folder: the next one
+    /// removes the folders of processes that are gone.
+    static func removeFoldersOfEndedProcesses(in parent: URL) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? [] where name.hasPrefix("tilekit-fuzz-") {
+            guard let pid = Int32(name.dropFirst("tilekit-fuzz-".count)), pid != getpid(), kill(pid, 0) == -1, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: parent.appendingPathComponent(name))
+        }
     }
 
     /// A path in the scratch folder.

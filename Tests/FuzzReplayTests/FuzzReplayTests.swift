@@ -100,6 +100,11 @@ enum Replay {
         var environment = ProcessInfo.processInfo.environment
         // The Swift runtime's backtrace of a trap gives the failing frame; no colours, one thread.
         environment["SWIFT_BACKTRACE"] = "enable=yes,interactive=no,color=no,threads=crashed,registers=none,images=none"
+        // The files a target writes go to a folder of this run, removed even when the child traps.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tilekit-fuzz-replay-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        environment["TILEKIT_FUZZ_SCRATCH"] = scratch.path
         process.environment = environment
         let status: (Int32, Bool)? = await withCheckedContinuation { continuation in
             process.terminationHandler = { done in continuation.resume(returning: (done.terminationStatus, done.terminationReason == .uncaughtSignal)) }
