@@ -145,10 +145,6 @@ enum ServeCommand: Command {
         }
         var maps = [ServedMap]()
         for project in try MapInputs.projects(arguments.positionals) { maps.append(try MapInputs.open(project)) }
-        // A long-running server with many threads (epoll, tasks, renders): glibc gives each
-        // thread its own malloc arena, up to eight per core, and each keeps what it freed, so
-        // RSS creeps up under mixed load; two arenas bound what is kept (make bench soaks it).
-        _ = glibcMallopt(-8, 2)  // M_ARENA_MAX
         let server: TileServer
         do { server = try TileServer(maps: maps, options: options) } catch { throw .data(error.description) }
 
@@ -202,7 +198,3 @@ enum ServeCommand: Command {
         }
     }
 }
-
-/// glibc's `mallopt` (malloc.h), which the Glibc module does not export.
-@_silgen_name("mallopt")
-private func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
