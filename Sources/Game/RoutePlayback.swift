@@ -126,14 +126,14 @@ public struct RoutePlayback: Sendable {
         public struct Iterator: IteratorProtocol, Sendable {
             let playback: RoutePlayback
             let tick: Double
-            var rng: SplitMix64
+            var rng: SeededRandom
             var step = 0
             var finished = false
 
             init(playback: RoutePlayback, tick: Double) {
                 self.playback = playback
                 self.tick = tick
-                rng = SplitMix64(seed: playback.seed)
+                rng = SeededRandom(seed: playback.seed)
             }
 
             public mutating func next() -> (time: Double, position: Coordinate)? {
@@ -150,7 +150,7 @@ public struct RoutePlayback: Sendable {
 
     /// A position with its seeded Gaussian noise (Box-Muller: `noise` meters, 1 σ, per axis),
     /// kept on the Earth near the poles.
-    func noisy(_ p: Coordinate, _ rng: inout SplitMix64) -> Coordinate {
+    func noisy(_ p: Coordinate, _ rng: inout SeededRandom) -> Coordinate {
         guard noise > 0 else { return p }
         let u1 = max(rng.nextUnit(), 1e-12), u2 = rng.nextUnit()
         let r = noise * sqrt(-2 * log(u1))
@@ -161,19 +161,6 @@ public struct RoutePlayback: Sendable {
     }
 }
 
-/// A small deterministic generator (the same numbers on every machine and run).
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-}
 
 /// Subway stations as warp zones: from a station, the player may warp to any other
 /// station that shares a line with it.
