@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 // TileKit: custom raster map tiles, overlays, snapshots and a tile server on Linux.
 // Depends only on the Swift toolchain and on C libraries from Debian packages
 // (see scripts/install-deps.sh for the package names).
@@ -101,3 +101,11 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Zero warnings, enforced: a warning in any of the project's own Swift modules (sources,
+// tests, tools) fails the build. SwiftPM's own notes (`prohibited flag(s): -pthread` from
+// pango's pkg-config) and linker messages are not compiler warnings and are not affected;
+// C targets ignore Swift settings.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.treatAllWarnings(as: .error)]
+}

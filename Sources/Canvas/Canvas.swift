@@ -1,5 +1,5 @@
 import Foundation
-public import TileMath
+import TileMath
 internal import CCairo
 
 /// A raster surface to draw on, over a cairo image surface (premultiplied ARGB32).

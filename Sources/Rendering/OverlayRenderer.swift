@@ -1,6 +1,6 @@
 import Foundation
 public import Canvas
-public import TileMath
+import TileMath
 public import Features
 
 /// Draws one feature its own way, as `MKOverlayRenderer.draw(_:zoomScale:in:)` does: the

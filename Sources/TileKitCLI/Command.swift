@@ -48,7 +48,7 @@ enum StandardStream {
 }
 
 /// One `tilekit` command: its words, help text, options and what it does.
-protocol Command {
+protocol Command: SendableMetatype {
     /// The words that select it, e.g. `["tile", "at"]`.
     static var path: [String] { get }
     static var summary: String { get }

@@ -1,6 +1,6 @@
 import Foundation
 public import Canvas
-public import TileMath
+import TileMath
 
 /// Tiles drawn by code on request, as Google's `GMSSyncTileLayer` does: the closure gets
 /// a canvas of the requested pixel size and the request, and draws.

@@ -67,7 +67,7 @@ func route(_ name: String, filePath: String = #filePath) -> String {
         }
         let playback = try RoutePlayback(points: points)
         #expect(throws: GameDataError(file: "route", place: "tick", reason: "5e-324 s is out of range [0.0001, 86400.0]")) {
-            try Simulation(playback: playback, pois: [], tick: 4.9e-324)
+            try Simulation(playback: playback, pois: [], tick: .leastNonzeroMagnitude)
         }
         // The library's own sequence, given a tick that is not a number, gives the two ends.
         #expect(playback.ticks(every: .nan).map(\.time) == [0, playback.duration])
