@@ -63,14 +63,16 @@ let package = Package(
         .target(name: "Game", dependencies: ["TileMath", "Features"]),
         // map.json: reading, checking, and opening a map's layers.
         .target(name: "MapProjects", dependencies: ["TileMath", "Canvas", "TileSources", "Features", "Rendering", "Game"]),
-        // HTTP/1.1 on libmicrohttpd (its only importer).
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShim"]),
+        // HTTP/1.1 on libmicrohttpd (its only importer): the adapter above the core, which
+        // converts the core's requests and responses to and from the socket.
+        .target(name: "HTTPServer", dependencies: ["TileServer", "CMicroHTTPD", "CMicroHTTPDShim"]),
         // A tile cache shared by server instances, in Redis over hiredis (its only importer);
         // RFC 9211 Cache-Status values.
         .target(name: "SharedCache", dependencies: ["CHiredis", "TileMath", "Compression"]),
-        // The tile server: routes, TileJSON, static images, metrics, the Leaflet viewer.
+        // The tile server core: routes, TileJSON, static images, metrics, the Leaflet viewer;
+        // its own request, response and stream types, answered without a socket.
         .target(name: "TileServer", dependencies: ["TileMath", "Canvas", "TileSources", "Features", "Rendering", "Compression",
-                                                   "MapProjects", "HTTPServer", "Game", "SharedCache"]),
+                                                   "MapProjects", "Game", "SharedCache"]),
         .target(name: "TileKitCLI", dependencies: ["TileMath", "Canvas", "TileSources", "MBTiles", "Features", "Rendering",
                                                    "MapProjects", "TileServer", "HTTPServer", "Pyramids", "Game", "SharedCache"]),
         .executableTarget(name: "tilekit", dependencies: ["TileKitCLI"]),
@@ -93,7 +95,7 @@ let package = Package(
         .testTarget(name: "TileServerTests", dependencies: ["TileServer", "MapProjects", "HTTPServer", "TileSources", "TileMath", "Canvas", "SharedCache", "TestSupport"]),
         .testTarget(name: "PyramidsTests", dependencies: ["Pyramids", "Canvas", "TileMath", "TileSources"], exclude: ["Fixtures"]),
         .testTarget(name: "GameTests", dependencies: ["Game", "TileMath"], exclude: ["Fixtures"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TileServer"]),
         .testTarget(name: "SharedCacheTests", dependencies: ["SharedCache", "TileMath", "TestSupport"]),
         // Replays Fuzz/corpus and Fuzz/crashes through the tilekit-fuzz binary (one process per crash file).
         .testTarget(name: "FuzzReplayTests"),

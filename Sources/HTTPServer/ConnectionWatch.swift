@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TileServer
 import CMicroHTTPDShim
 
 /// One client connection as the watch sees it. Its mutable fields are read and written only

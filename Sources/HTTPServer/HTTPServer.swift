@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+public import TileServer
 import CMicroHTTPD
 import CMicroHTTPDShim
 
@@ -310,7 +311,10 @@ public final class HTTPServer: Sendable {
             // and a stopping server is not kept waiting by an idle keep-alive.
             response.headers.append(("Connection", "close"))
             let s = ResponseStream()
-            s.connection = connection
+            // Resumed only while suspended, and closed (never resumed again) by the free
+            // callback below, before libmicrohttpd lets the connection go.
+            nonisolated(unsafe) let suspended = connection
+            s.attach(suspend: { MHD_suspend_connection(suspended) }, resume: { MHD_resume_connection(suspended) })
             stream = s
             made = streamed(s, producer, context)
         } else {

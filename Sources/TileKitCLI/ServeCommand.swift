@@ -146,7 +146,8 @@ enum ServeCommand: Command {
         var maps = [ServedMap]()
         for project in try MapInputs.projects(arguments.positionals) { maps.append(try MapInputs.open(project)) }
         let server: TileServer
-        do { server = try TileServer(maps: maps, options: options) } catch { throw .data(error.description) }
+        let assets = ServerAssets.prepare(leafletFolder: options.leafletFolder)
+        do { server = try TileServer(maps: maps, options: options, assets: assets) } catch { throw .data(error.description) }
 
         let http: HTTPServer
         do {

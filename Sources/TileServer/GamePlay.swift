@@ -2,7 +2,6 @@ import Foundation
 import TileMath
 import Game
 import MapProjects
-import HTTPServer
 
 extension TileServer {
     /// `/maps/{map}/play?gpx=ROUTE[&time-warp=N][&loop=1]`: the route walked in real time as

@@ -3,7 +3,6 @@ import Canvas
 import Compression
 import MapProjects
 import SharedCache
-import HTTPServer
 
 /// The shared (Redis) tier between the memory cache and rendering, and the `Cache-Status`
 /// header (RFC 9211) that says which tier answered.

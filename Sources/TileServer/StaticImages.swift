@@ -5,7 +5,6 @@ import TileSources
 import Features
 import Rendering
 import MapProjects
-import HTTPServer
 
 extension TileServer {
     /// `/maps/{map}/static/{region}/{w}x{h}[@2x].{ext}`: the composed map with `markers=`

@@ -7,7 +7,6 @@ import Rendering
 import Compression
 public import SharedCache
 public import MapProjects
-public import HTTPServer
 
 /// Limits and settings of `tilekit serve`.
 public struct ServerOptions: Sendable {
@@ -22,7 +21,7 @@ public struct ServerOptions: Sendable {
     /// tiles and streams.
     public var maxConcurrentStaticRenders = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
     public var requestTimeout: Duration = .seconds(30)
-    /// Where Debian's libjs-leaflet puts Leaflet.
+    /// Where Debian's libjs-leaflet puts Leaflet (read by `ServerAssets.prepare`, not by the server).
     public var leafletFolder = "/usr/share/javascript/leaflet"
     /// A tile cache shared by several servers (Redis); nil: memory only.
     public var sharedCache: RedisTileCache?
@@ -63,13 +62,15 @@ public final class TileServer: Sendable {
     let layerComposers: [String: [String: TileComposer]]
     let cache: MemoryCache<TileKey, CachedTile>
     let inFlight = InFlight<TileKey, CachedTile>()
-    let assets: [String: (bytes: [UInt8], type: String)]
+    let assets: [String: ServerAssets.Asset]
     let renders: RenderPool
     /// Each map's definition hash, part of its shared-cache keys: an edited map never meets
     /// the renders of its old self.
     let definitions: [String: String]
 
-    public init(maps: [ServedMap], options: ServerOptions = ServerOptions()) throws(ProjectProblems) {
+    /// `assets`: Leaflet and the hero icon, prepared beforehand (`ServerAssets.prepare`);
+    /// without them only the viewer's own script and style are served.
+    public init(maps: [ServedMap], options: ServerOptions = ServerOptions(), assets: ServerAssets = ServerAssets()) throws(ProjectProblems) {
         var byName = [String: ServedMap]()
         var problems = [ProjectProblem]()
         for map in maps {
@@ -98,31 +99,10 @@ public final class TileServer: Sendable {
             composers[map.project.name] = perLayer
         }
         layerComposers = composers
-        var assets = [String: (bytes: [UInt8], type: String)]()
-        for (name, file, type) in [("leaflet.js", "leaflet.js", "application/javascript"), ("leaflet.css", "leaflet.css", "text/css"),
-                                   ("images/layers.png", "images/layers.png", "image/png"), ("images/layers-2x.png", "images/layers-2x.png", "image/png")] {
-            if let data = FileManager.default.contents(atPath: options.leafletFolder + "/" + file) { assets[name] = (Array(data), type) }
-        }
-        assets["viewer.js"] = (Array(Viewer.script.utf8), "application/javascript")
-        assets["viewer.css"] = (Array(Viewer.style.utf8), "text/css")
-        // The hero icon for the user's position, drawn at 2x for sharp screens.
-        if let canvas = try? Canvas(width: 56, height: 56), let _ = Optional(MarkerIcon.hero.draw(on: canvas, at: PixelPoint(x: 28, y: 28), radius: 26,
-                                                                                                 color: Color(hex: "#1f5fbf")!)),
-           let png = try? canvas.encoded(.png()) {
-            assets["hero.png"] = (png, "image/png")
-        }
+        var assets = assets.files
+        assets["viewer.js"] = ServerAssets.Asset(bytes: Array(Viewer.script.utf8), type: "application/javascript")
+        assets["viewer.css"] = ServerAssets.Asset(bytes: Array(Viewer.style.utf8), type: "text/css")
         self.assets = assets
-    }
-
-    /// Listens on `host:port` (nil host: every interface) until `stop` is called on the result.
-    /// `limits` sets connections and deadlines; the body limit and handler timeout come from
-    /// the server's options.
-    public func start(host: String?, port: Int, limits: HTTPServerLimits = HTTPServerLimits()) throws(HTTPServerError) -> HTTPServer {
-        var limits = limits
-        limits.maxBodyBytes = options.maxBodyBytes
-        limits.handlerTimeout = options.requestTimeout
-        return try HTTPServer(host: host, port: port, limits: limits,
-                              fast: { [self] request in fast(request) }, handler: { [self] request in await handle(request) })
     }
 
     // MARK: - Answering

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import HTTPServer
+import TileServer
 
 /// The server on a real socket: waiting work holds no thread, slow clients get deadlines,
 /// bodies are refused before they are read, abandoned work is cancelled, stop is graceful.

@@ -1,14 +1,14 @@
 import Foundation
 import Synchronization
-import CMicroHTTPD
 
 /// Where a streamed body is written (server-sent events). Chunks wait here until
-/// libmicrohttpd's thread takes them; `isClosed` turns true when the client has gone or the
+/// the adapter's thread takes them; `isClosed` turns true when the client has gone or the
 /// server stops.
 ///
-/// No thread waits for a chunk: when the buffer is empty, libmicrohttpd's pull suspends the
-/// connection, and the next `write` (or `close`) resumes it. A stream therefore costs memory
-/// and a socket, never a worker thread.
+/// No thread waits for a chunk: when the buffer is empty, the adapter's pull pauses the
+/// connection (HTTPServer suspends it in libmicrohttpd), and the next `write` (or `close`)
+/// wakes it. A stream therefore costs memory and a socket, never a worker thread. The core
+/// owns this type; the adapter only attaches its pause and wake-up.
 public final class ResponseStream: Sendable {
     struct State {
         var chunks = [UInt8]()
@@ -19,11 +19,20 @@ public final class ResponseStream: Sendable {
         var lastWrite = ContinuousClock.now
     }
     private let state = Mutex(State())
-    /// The connection this stream is sent on; set once, before libmicrohttpd first pulls.
-    nonisolated(unsafe) var connection: OpaquePointer?
+    /// How the adapter pauses and wakes the connection this stream is sent on; set once,
+    /// by `attach`, before the adapter first pulls.
+    nonisolated(unsafe) private var connection: (suspend: @Sendable () -> Void, resume: @Sendable () -> Void)?
     /// Bytes buffered beyond this close the stream: a client that reads nothing cannot make
     /// the server hold an unbounded backlog.
     static let maxBufferedBytes = 1 << 20
+
+    package init() {}
+
+    /// Called by the adapter before it first pulls: `suspend` pauses the connection (called
+    /// under this stream's lock, inside `pull`), `resume` wakes it (from any thread).
+    package func attach(suspend: @escaping @Sendable () -> Void, resume: @escaping @Sendable () -> Void) {
+        connection = (suspend, resume)
+    }
 
     public func write(_ text: String) { write(Array(text.utf8)) }
 
@@ -44,24 +53,24 @@ public final class ResponseStream: Sendable {
     public var isClosed: Bool { state.withLock { $0.closed } }
 
     /// The producer is done: what is buffered is sent, then the body ends.
-    func finish() {
+    package func finish() {
         if state.withLock({ s -> Bool in s.finished = true; return s.wakeUp() }) { resumeConnection() }
     }
 
     /// The client went away or the server stops: the body ends now.
-    func close() {
+    package func close() {
         if state.withLock({ s -> Bool in s.closed = true; return s.wakeUp() }) { resumeConnection() }
     }
 
     /// An SSE comment after `quiet` of silence, so proxies keep the connection.
-    func pingIfQuiet(_ quiet: Duration, now: ContinuousClock.Instant) {
+    package func pingIfQuiet(_ quiet: Duration, now: ContinuousClock.Instant) {
         let due = state.withLock { now - $0.lastWrite >= quiet && !$0.closed && !$0.finished }
         if due { write(": ping\n\n") }
     }
 
-    /// libmicrohttpd's pull, on its thread: copies up to `max` bytes into `buffer`. Returns
+    /// The adapter's pull, on its thread: copies up to `max` bytes into `buffer`. Returns
     /// the count, 0 after suspending the connection until there is more, or nil at the end.
-    func pull(into buffer: UnsafeMutableRawPointer, max: Int) -> Int? {
+    package func pull(into buffer: UnsafeMutableRawPointer, max: Int) -> Int? {
         state.withLock { s -> Int? in
             if !s.chunks.isEmpty && !s.closed {
                 let n = Swift.min(max, s.chunks.count)
@@ -72,14 +81,14 @@ public final class ResponseStream: Sendable {
             if s.finished || s.closed { return nil }
             // Suspending inside the pull is what libmicrohttpd documents for "no data yet";
             // the lock makes a write between the check and the suspension impossible.
-            if let connection { MHD_suspend_connection(connection) }
+            connection?.suspend()
             s.suspended = true
             return 0
         }
     }
 
     private func resumeConnection() {
-        if let connection { MHD_resume_connection(connection) }
+        connection?.resume()
     }
 }
 

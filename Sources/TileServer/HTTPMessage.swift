@@ -1,6 +1,7 @@
 import Foundation
 
-/// A request as the handler sees it. `path` is still percent-encoded (it is parsed, never
+/// A request as the server core sees it, whatever carried it (a socket through the
+/// HTTPServer adapter, a test, a fuzz target). `path` is still percent-encoded (it is parsed, never
 /// decoded onto a file system); query values are decoded.
 public struct HTTPRequest: Sendable {
     public var method: String
@@ -19,6 +20,8 @@ public struct HTTPRequest: Sendable {
     }
 }
 
+/// The core's answer: a status, headers and a body, or a stream the core writes over time.
+/// The adapter that owns the socket only converts it.
 public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(String, String)]
@@ -48,17 +51,5 @@ public struct HTTPResponse: Sendable {
 
     public func header(_ name: String) -> String? {
         headers.first { $0.0.caseInsensitiveCompare(name) == .orderedSame }?.1
-    }
-}
-
-public enum HTTPServerError: Error, CustomStringConvertible {
-    case cannotStart(host: String, port: Int)
-    case badHost(String)
-
-    public var description: String {
-        switch self {
-        case .cannotStart(let host, let port): return "cannot listen on \(host):\(port) (in use, or not an address of this machine)"
-        case .badHost(let host): return "host \"\(host)\" is not an IPv4 address (such as 127.0.0.1 or 0.0.0.0)"
-        }
     }
 }
