@@ -28,12 +28,6 @@ struct RedisTileCacheTests {
         (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) }
     }
 
-    static func elapsed(_ body: () async -> Void) async -> Duration {
-        let start = ContinuousClock.now
-        await body()
-        return ContinuousClock.now - start
-    }
-
     @Test func binaryValuesComeBackByteForByte() async throws {
         let server = try RedisServerProcess()
         let cache = try await connectedCache(server)
@@ -79,7 +73,6 @@ struct RedisTileCacheTests {
             value = await cache.get(key: "short")
         }
         #expect(value == nil, "still there 10 s after a 2.5 s TTL")
-        #expect(ContinuousClock.now - stored >= .milliseconds(2_490))
         // A TTL under a millisecond stores nothing (a max-age of 0 is not cacheable).
         await cache.set(key: "zero", bytes: [1], ttl: .zero)
         #expect(server.cli("EXISTS", "zero") == "0")
@@ -92,24 +85,18 @@ struct RedisTileCacheTests {
         server.kill()
         // The first call finds the connection closed: answered at once, then the worker
         // tries to reconnect (refused) and marks Redis down.
-        var first: [UInt8]?
-        let firstTime = await Self.elapsed { first = await cache.get(key: "k") }
+        let first = await cache.get(key: "k")
         #expect(first == nil)
-        print("redis killed: the first call answered after \(firstTime)")
-        #expect(firstTime < .milliseconds(500), "first call after the kill took \(firstTime)")
+        #expect(cache.counters.timeouts == 0, "the first call after the kill waited for a timeout: \(cache.counters)")
         let deadline = ContinuousClock.now + .seconds(5)
         while cache.isAvailable, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(!cache.isAvailable)
+        // Costs no time: every call is skipped without touching the network (counted).
         let calls = 10_000
-        let total = await Self.elapsed {
-            for i in 0..<calls {
-                _ = await cache.get(key: "k\(i)")
-                await cache.set(key: "k\(i)", bytes: [1], ttl: .seconds(1))
-            }
+        for i in 0..<calls {
+            _ = await cache.get(key: "k\(i)")
+            await cache.set(key: "k\(i)", bytes: [1], ttl: .seconds(1))
         }
-        let perCall = total / (calls * 2)
-        print("redis down: \(perCall) per call over \(calls * 2) calls")
-        #expect(perCall < .microseconds(100), "a call to a dead Redis took \(perCall) on average")
         let counters = cache.counters
         #expect(counters.failures[.connection, default: 0] >= 1)
         #expect(counters.skipped >= UInt64(calls * 2 - 10))
@@ -192,11 +179,9 @@ struct RedisTileCacheTests {
         while await watcher.ping(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         try #require(watcher.counters.timeouts >= 1, "Redis did not start sleeping: \(watcher.counters)")
 
-        var value: [UInt8]?
-        let slow = await Self.elapsed { value = await cache.get(key: "k") }
-        print("slow redis: get answered after \(slow) with a 50 ms timeout")
+        // One timeout (the cache's own 50 ms deadline, counted), not a wait for Redis's 4 s.
+        var value = await cache.get(key: "k")
         #expect(value == nil)
-        #expect(slow >= .milliseconds(40) && slow < .milliseconds(3_000), "a get to a sleeping Redis took \(slow)")
         #expect(cache.counters.timeouts == 1, "\(cache.counters); \(cache.lastFailure ?? "")")
         #expect(!cache.isAvailable)
         // The call after a timeout does not try Redis: it is skipped, not timed out again.
@@ -220,10 +205,11 @@ struct RedisTileCacheTests {
         #expect(!available)
         #expect(cache.lastFailure?.contains("127.0.0.1:\(port)") == true)
         #expect(cache.lastFailure?.contains("refused") == true, "\(cache.lastFailure ?? "nil")")
-        var value: [UInt8]? = [0]
-        let time = await Self.elapsed { value = await cache.get(key: "k") }
+        // Skipped without trying the network (counted as such, no new failure).
+        let before = cache.counters
+        let value = await cache.get(key: "k")
         #expect(value == nil)
-        #expect(time < .milliseconds(5))
+        #expect(cache.counters.skipped == before.skipped + 1 && cache.counters.failures == before.failures)
         #expect(cache.counters.failures[.connection, default: 0] >= 1)
         let pinged = await cache.ping()
         #expect(!pinged)
@@ -410,9 +396,10 @@ extension RedisTileCacheTests {
         #expect(!available)
         #expect(cache.counters.timeouts >= 1)
         #expect(cache.lastFailure?.contains("PING") == true, "\(cache.lastFailure ?? "nil")")
-        var value: [UInt8]? = [1]
-        let time = await Self.elapsed { value = await cache.get(key: "k") }
-        #expect(value == nil && time < .milliseconds(5))
+        let before = cache.counters
+        let value = await cache.get(key: "k")
+        #expect(value == nil)
+        #expect(cache.counters.skipped == before.skipped + 1 && cache.counters.timeouts == before.timeouts)
     }
 }
 

@@ -28,12 +28,12 @@ import Testing
     }
 
     /// Ten millennia at a tick of a second: refused at once as data (65), with the tick that fits.
-    @Test func simulateRefusesARouteOfTooManyTicks() async {
-        let clock = ContinuousClock(), start = clock.now
+    @Test(.timeLimit(.minutes(1))) func simulateRefusesARouteOfTooManyTicks() async {
+        // The refusal counts the ticks before walking any (the message gives the count); the
+        // test's time limit only guards a hang.
         let run = await CLIRun(["simulate", "--gpx", Self.gpx, "--pois", Self.pois])
         #expect(run.exitCode == 65)
         #expect(run.error.contains("\(Self.gpx): tick: the route lasts 315538070399.0 s: a tick of 1.0 s makes more than 10000000 positions"), "\(run.error)")
-        #expect(clock.now - start < .seconds(5))
         let fits = await CLIRun(["simulate", "--gpx", Self.gpx, "--pois", Self.pois, "--tick", "86400", "--time-warp", "100", "--positions"])
         #expect(fits.exitCode == 0, "\(fits.error)")
         #expect(fits.output.filter { $0.contains("\"position\"") }.count == 36_522)

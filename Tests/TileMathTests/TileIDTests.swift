@@ -15,7 +15,7 @@ import Testing
     /// flips back, the quadkey parses back, each child's parent is the tile.
     @Test(arguments: 0...22)
     func roundTrips(zoom: Int) throws {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededRandom(seed: UInt64(zoom) + 1)  // seeded: a failure reproduces
         let count = 1 << zoom
         for _ in 0..<200 {
             let tile = TileID(z: zoom, x: Int.random(in: 0..<count, using: &generator), y: Int.random(in: 0..<count, using: &generator))

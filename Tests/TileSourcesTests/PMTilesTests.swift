@@ -17,9 +17,10 @@ import Compression
     }
 
     @Test func idsRoundTripAtEveryZoom() {
+        var generator = SeededRandom(seed: 3)  // seeded: a failure reproduces
         for z in 0...TileID.maxZoom {
             for _ in 0..<50 {
-                let tile = TileID(z: z, x: Int.random(in: 0..<(1 << z)), y: Int.random(in: 0..<(1 << z)))
+                let tile = TileID(z: z, x: Int.random(in: 0..<(1 << z), using: &generator), y: Int.random(in: 0..<(1 << z), using: &generator))
                 #expect(TileID(pmtilesID: tile.pmtilesID) == tile)
             }
         }

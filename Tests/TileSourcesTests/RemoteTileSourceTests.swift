@@ -63,11 +63,9 @@ import TestSupport
     }
 
     @Test func timeoutsResetsAndFlakyServers() async throws {
-        // Slower than the timeout: each attempt times out; then unavailable.
-        let clock = ContinuousClock()
-        let start = clock.now
+        // Slower than the timeout: each attempt times out; then unavailable. (The server does
+        // answer with a tile after 3 s: a timeout not enforced would return it.)
         #expect(try await source("/slow/3/{z}/{x}/{y}.png", retries: 1, timeout: .milliseconds(400)).tile(TileRequest(tile)) == .unavailable(retryAfter: nil))
-        #expect(clock.now - start < .seconds(3))
         // A reset connection is a network error: retried, then unavailable.
         #expect(try await source("/reset/{z}/{x}/{y}.png", retries: 1).tile(TileRequest(tile)) == .unavailable(retryAfter: nil))
         // Two failures, then the tile: the third attempt succeeds.

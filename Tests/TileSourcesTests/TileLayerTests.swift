@@ -39,7 +39,9 @@ import TileMath
         #expect(image.width == 256 && near(image[128, 128], Pixel(red: 0, green: 255, blue: 0)))
         #expect(source.requests.map(\.tile) == [ancestor])
         // Column 1, row 1 straddles nothing: it is the top-left (red) quadrant's inner corner.
-        guard case .image(let red, _, _) = try await layer.render(TileRequest(TileID(z: 4, x: ancestor.x * 4 + 1, y: ancestor.y * 4 + 1))) else { return }
+        guard case .image(let red, _, _) = try await layer.render(TileRequest(TileID(z: 4, x: ancestor.x * 4 + 1, y: ancestor.y * 4 + 1))) else {
+            Issue.record("no overzoomed tile in the red quadrant"); return
+        }
         #expect(near(red[10, 10], Pixel(red: 255, green: 0, blue: 0)))
         // Beyond the overzoom limit: nothing.
         var limited = LayerOptions()
@@ -89,7 +91,9 @@ import TileMath
 
     @Test func retinaRequestsAreScaled() async throws {
         let source = RecordingSource.solid(Color(red: 0, green: 0, blue: 1))
-        guard case .image(let image, let passthrough, _) = try await TileLayer(source: source).render(TileRequest(TileID(z: 3, x: 1, y: 1), scale: 2)) else { return }
+        guard case .image(let image, let passthrough, _) = try await TileLayer(source: source).render(TileRequest(TileID(z: 3, x: 1, y: 1), scale: 2)) else {
+            Issue.record("no scaled tile"); return
+        }
         #expect(image.width == 512 && passthrough == nil)
     }
 }
