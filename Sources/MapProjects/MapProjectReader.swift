@@ -27,10 +27,17 @@ public enum MapProjectReader {
                                          "files", "base", "visible", "zindex", "opacity", "minzoom", "maxzoom", "native-minzoom",
                                          "native-maxzoom", "bounds", "fallback", "replaces-base", "max-age", "format", "tile-size", "overlay-image", "antialias"]
 
-    /// Reads and checks a project; throws every problem found. The JSON goes through
-    /// `JSONValue.parse`, which refuses nesting deeper than `FeatureLimits.jsonDepth` (256)
-    /// and numbers beyond a Double before Foundation's recursive parser sees them.
+    /// Reads and checks a project; throws every problem found (`validate` reports them).
     public static func load(_ url: URL) throws(ProjectProblems) -> MapProject {
+        try open(url).project
+    }
+
+    /// Reads, checks and opens a project once: the tile stores, points of interest and
+    /// routes its check opened come with it, for `ServedMap` to serve; throws every problem
+    /// found. The JSON goes through `JSONValue.parse`, which refuses nesting deeper than
+    /// `FeatureLimits.jsonDepth` (256) and numbers beyond a Double before Foundation's
+    /// recursive parser sees them.
+    public static func open(_ url: URL) throws(ProjectProblems) -> OpenedProject {
         let file = url.path
         let data: Data
         do {
@@ -48,12 +55,17 @@ public enum MapProjectReader {
         var reader = Reader(file: file, folder: url.deletingLastPathComponent())
         let project = reader.project(root, defaultName: url.deletingPathExtension().lastPathComponent)
         guard reader.problems.isEmpty, let project else { throw ProjectProblems(problems: reader.problems) }
-        return project
+        return OpenedProject(project, stores: reader.stores, pois: reader.pois, routes: reader.routes)
     }
 
     /// A plain tile store as a one-layer map named after its file (`world.mbtiles`: `world`), as mbtileserver does;
     /// a URL of a PMTiles file is named after the file at its end.
     public static func store(_ path: String) throws(ProjectProblems) -> MapProject {
+        try openStore(path).project
+    }
+
+    /// `store`, with the store it opened kept for serving.
+    public static func openStore(_ path: String) throws(ProjectProblems) -> OpenedProject {
         let remote = TileStore.isURL(path)
         let url = remote ? (URL(string: path) ?? URL(fileURLWithPath: path)) : URL(fileURLWithPath: path).standardizedFileURL
         let location = remote ? path : url.path
@@ -70,7 +82,7 @@ public enum MapProjectReader {
             project.zoom = source.metadata.centerZoom
             project.minZoom = source.metadata.minZoom
             project.maxZoom = max(source.metadata.maxZoom, min(22, source.metadata.maxZoom + 2))
-            return project
+            return OpenedProject(project, stores: [location: source], pois: nil, routes: [:])
         } catch {
             throw ProjectProblems(problems: [ProjectProblem(file: path, path: "", message: error.description, isIO: error.isIO)])
         }
@@ -80,6 +92,10 @@ public enum MapProjectReader {
         let file: String
         let folder: URL
         var problems = [ProjectProblem]()
+        /// What the checks opened, kept for serving.
+        var stores = [String: any TileSource]()
+        var pois: [PointOfInterest]?
+        var routes = [String: RoutePlayback]()
 
         mutating func fail(_ path: String, _ message: String, isIO: Bool = false) {
             problems.append(ProjectProblem(file: file, path: path, message: message, isIO: isIO))
@@ -161,7 +177,7 @@ public enum MapProjectReader {
                 if !TileStore.isURL(resolved) && !FileManager.default.fileExists(atPath: resolved) {
                     fail(path + ".source", "no such file \"\(text)\"")
                 } else {
-                    do { _ = try TileStore.open(resolved, scheme: scheme) } catch { fail(path + ".source", error.description, isIO: error.isIO) }
+                    do { stores[resolved] = try TileStore.open(resolved, scheme: scheme) } catch { fail(path + ".source", error.description, isIO: error.isIO) }
                 }
                 source = .store(path: resolved, scheme: scheme)
             case "remote":
@@ -268,16 +284,20 @@ public enum MapProjectReader {
             if !FileManager.default.fileExists(atPath: pois) {
                 fail(path + ".pois", "no such file \"\(poisText)\"")
             } else {
-                do { _ = try PointsOfInterest.load(pois) } catch { fail(path + ".pois", "\(error)") }
+                do { self.pois = try PointsOfInterest.load(pois) } catch { fail(path + ".pois", "\(error)") }
             }
             var routes = [String: String]()
+            // Routes are read at the game's speed, kept for /play (a bad speed is reported
+            // below; the routes are then read at the default one, only to be checked).
+            var speed = GameSpec(pois: pois, routes: [:]).speed
+            if case .number(let value)? = o["speed"], RoutePlayback.speedRange.contains(value) { speed = value }
             if case .object(let items)? = o["routes"] {
                 for (name, item) in items.sorted(by: { $0.key < $1.key }) {
                     guard let text = string(item, path + ".routes." + name) else { continue }
                     if !MapProjectReader.isURLName(name) { fail(path + ".routes." + name, "the route name must be letters, digits, '-' or '_'") }
                     let file = resolve(text)
                     if !FileManager.default.fileExists(atPath: file) { fail(path + ".routes." + name, "no such file \"\(text)\""); continue }
-                    do { _ = try RoutePlayback.load(file) } catch { fail(path + ".routes." + name, "\(error)") }
+                    do { self.routes[name] = try RoutePlayback.load(file, speed: speed) } catch { fail(path + ".routes." + name, "\(error)") }
                     routes[name] = file
                 }
             } else if o["routes"] != nil {

@@ -24,14 +24,22 @@ public struct ServedMap: Sendable {
     public let composer: TileComposer
     /// The game's points of interest, when the map has a game.
     public let pois: [PointOfInterest]
+    /// The game's routes by name, read once, at the game's speed and a time warp of 1.
+    public let routes: [String: RoutePlayback]
     /// The box tiles are served in: the map's bounds, else the union of its layers' bounds
     /// when every layer has some, else the world (nil).
     public let bounds: BoundingBox?
     /// `Cache-Control: max-age` of the composed map: the shortest of its visible layers'.
     public let composedMaxAge: Int
 
+    /// Opens a project built in code (a project read from a file comes opened: `init(_: OpenedProject)`).
     public init(_ project: MapProject) throws {
-        self.project = project
+        try self.init(OpenedProject(project))
+    }
+
+    /// Serves what the reader opened; opens only what it did not (remote sources, feature files).
+    public init(_ opened: OpenedProject) throws {
+        self.project = opened.project
         var layers = [ServedLayer]()
         for spec in project.layers {
             var features = [Feature]()
@@ -39,7 +47,7 @@ public struct ServedMap: Sendable {
             let source: any TileSource
             switch spec.source {
             case .store(let path, let scheme):
-                source = try TileStore.open(path, scheme: scheme)
+                source = try opened.stores[path] ?? TileStore.open(path, scheme: scheme)
             case .remote(let template, let cache, let userAgent):
                 let remote = try RemoteTileSource(template: template, metadata: TileSetMetadata(name: spec.id, format: spec.format),
                                                   options: RemoteOptions(userAgent: userAgent))
@@ -64,7 +72,12 @@ public struct ServedMap: Sendable {
                                       remote: remoteSource))
         }
         self.layers = layers
-        pois = try project.game.map { try PointsOfInterest.load($0.pois) } ?? []
+        pois = try opened.pois ?? project.game.map { try PointsOfInterest.load($0.pois) } ?? []
+        var routes = opened.routes
+        if let game = project.game {
+            for (name, file) in game.routes where routes[name] == nil { routes[name] = try RoutePlayback.load(file, speed: game.speed) }
+        }
+        self.routes = routes
         bounds = project.bounds ?? Self.union(layers.map(\.layer.bounds))
         composedMaxAge = layers.filter { $0.spec.visible }.map(\.spec.maxAge).min() ?? 3600
         let base = layers.first { $0.spec.isBase && $0.spec.visible }

@@ -6,17 +6,18 @@ import HTTPServer
 import SharedCache
 
 /// Opens the maps named on a command line: `map.json` files, or plain stores served as
-/// one-layer maps named after their files.
+/// one-layer maps named after their files. Each is read and checked once; what the check
+/// opened is what is served.
 enum MapInputs {
-    static func projects(_ paths: [String]) throws(CLIError) -> [MapProject] {
-        var projects = [MapProject]()
+    static func projects(_ paths: [String]) throws(CLIError) -> [OpenedProject] {
+        var projects = [OpenedProject]()
         var problems = [ProjectProblem]()
         for path in paths {
             do {
                 if path.lowercased().hasSuffix(".json") {
-                    projects.append(try MapProjectReader.load(URL(fileURLWithPath: path)))
+                    projects.append(try MapProjectReader.open(URL(fileURLWithPath: path)))
                 } else {
-                    projects.append(try MapProjectReader.store(path))
+                    projects.append(try MapProjectReader.openStore(path))
                 }
             } catch {
                 problems += error.problems
@@ -29,8 +30,8 @@ enum MapInputs {
         return projects
     }
 
-    static func open(_ project: MapProject) throws(CLIError) -> ServedMap {
-        do { return try ServedMap(project) } catch { throw .data("\(project.name): \(error)") }
+    static func open(_ opened: OpenedProject) throws(CLIError) -> ServedMap {
+        do { return try ServedMap(opened) } catch { throw .data("\(opened.project.name): \(error)") }
     }
 }
 

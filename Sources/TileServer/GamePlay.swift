@@ -10,7 +10,7 @@ extension TileServer {
     func play(_ request: HTTPRequest, map name: String) -> HTTPResponse {
         guard let map = maps[name] else { return .text(404, "no map \"\(name)\"") }
         guard let game = map.project.game else { return .text(404, "map \"\(name)\" has no game") }
-        guard let routeName = request.query["gpx"] ?? game.autoplay ?? game.routes.keys.sorted().first, let file = game.routes[routeName] else {
+        guard let routeName = request.query["gpx"] ?? game.autoplay ?? game.routes.keys.sorted().first, let route = map.routes[routeName] else {
             return .text(404, "map \"\(name)\" has no route \"\(request.query["gpx"] ?? "")\" (routes: \(game.routes.keys.sorted().joined(separator: ", ")))")
         }
         var warp = game.timeWarp
@@ -20,7 +20,8 @@ extension TileServer {
         }
         let simulation: Simulation
         do {
-            simulation = try Simulation(playback: try RoutePlayback.load(file, speed: game.speed, timeWarp: warp), pois: map.pois, tick: game.tick / warp)
+            // The route was read when the map was opened; only its warp is this request's.
+            simulation = try Simulation(playback: try route.warped(by: warp), pois: map.pois, tick: game.tick / warp)
         } catch {
             return .text(500, "route \(routeName): \(error)")
         }

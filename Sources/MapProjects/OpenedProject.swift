@@ -1,0 +1,27 @@
+import TileSources
+import Game
+
+/// A map project as `MapProjectReader` checked it, with what the check opened: its tile
+/// stores, points of interest and routes. `ServedMap` serves from these, so reading a map
+/// opens each of them once (a route is read once per map, not once per `/play`).
+public struct OpenedProject: Sendable {
+    public let project: MapProject
+    /// Tile stores by resolved path (or URL).
+    let stores: [String: any TileSource]
+    /// The game's points of interest, when the map has a game.
+    let pois: [PointOfInterest]?
+    /// The game's routes by name, at its speed and a time warp of 1.
+    let routes: [String: RoutePlayback]
+
+    /// A project that was not read from a file (built in code): everything opens when served.
+    public init(_ project: MapProject) {
+        self.init(project, stores: [:], pois: nil, routes: [:])
+    }
+
+    init(_ project: MapProject, stores: [String: any TileSource], pois: [PointOfInterest]?, routes: [String: RoutePlayback]) {
+        self.project = project
+        self.stores = stores
+        self.pois = pois
+        self.routes = routes
+    }
+}
