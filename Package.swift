@@ -96,6 +96,9 @@ let package = Package(
         .testTarget(name: "PyramidsTests", dependencies: ["Pyramids", "Canvas", "TileMath", "TileSources"], exclude: ["Fixtures"]),
         .testTarget(name: "GameTests", dependencies: ["Game", "TileMath"], exclude: ["Fixtures"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TileServer"]),
+        .testTarget(name: "MBTilesTests", dependencies: ["MBTiles", "TileSources", "TileMath", "Canvas"]),
+        .testTarget(name: "PMTilesTests", dependencies: ["PMTiles", "TileSources", "TileMath", "Canvas", "Compression"]),
+        .testTarget(name: "MapProjectsTests", dependencies: ["MapProjects", "TileSources", "TileMath", "Canvas", "Game"]),
         .testTarget(name: "SharedCacheTests", dependencies: ["SharedCache", "TileMath", "TestSupport"]),
         // Replays Fuzz/corpus and Fuzz/crashes through the tilekit-fuzz binary (one process per crash file).
         .testTarget(name: "FuzzReplayTests"),

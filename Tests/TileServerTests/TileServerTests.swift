@@ -173,44 +173,6 @@ struct ProjectFixture {
         #expect(metrics.contains("tilekit_requests_total{route=\"static\",status=\"400\"} 4"))
         #expect(metrics.contains("tilekit_request_duration_seconds_bucket{le=\"+Inf\"}"))
     }
-
-    @Test func validationReportsEveryProblemWithItsPath() throws {
-        let fixture = try ProjectFixture()
-        defer { fixture.remove() }
-        let bad = fixture.folder.appendingPathComponent("bad.json")
-        try Data(#"""
-        {"name": "bad", "minzoom": 14, "maxzoom": 12, "bounds": [1, 50, 2, 40],
-         "layers": [{"id": "a", "type": "tiles", "source": "tiles/parchment.mbtiles"},
-                    {"id": "a", "type": "features", "files": ["pins.geojson"], "opcity": 0.5},
-                    {"id": "c", "source": "base", "fallback": "tiles/parchment.png", "antialias": "sharp"}]}
-        """#.utf8).write(to: bad)
-        do {
-            _ = try MapProjectReader.load(bad)
-            Issue.record("accepted")
-        } catch {
-            let text = error.problems.map { "\($0.path): \($0.message)" }
-            #expect(text.contains("layers[0].source: no such file \"tiles/parchment.mbtiles\""), "\(text)")
-            #expect(text.contains("layers[1].opcity: unknown key (did you mean \"opacity\"?)"), "\(text)")
-            #expect(text.contains("layers[2].fallback: no such file \"tiles/parchment.png\""), "\(text)")
-            #expect(text.contains("layers[2].antialias: \"sharp\" is not best or fast"), "\(text)")
-            #expect(text.contains("layers[1].id: \"a\" is used by another layer"), "\(text)")
-            #expect(text.contains("minzoom: 14 is above maxzoom 12") && text.contains("bounds: south 50.0 is not below north 40.0"), "\(text)")
-        }
-        // Game settings playback would refuse are refused when the map loads, not at /play.
-        let game = fixture.folder.appendingPathComponent("game.json")
-        try Data(#"{"name": "g", "layers": [], "game": {"pois": "pins.geojson", "routes": {}, "tick": 1e-300, "speed": 5000}}"#.utf8).write(to: game)
-        do {
-            _ = try MapProjectReader.load(game)
-            Issue.record("a tick of 1e-300 was accepted")
-        } catch {
-            let text = error.problems.map { "\($0.path): \($0.message)" }
-            #expect(text.contains { $0.hasPrefix("game.tick: 1e-300 is outside 0.0001-86400") }, "\(text)")
-            #expect(text.contains { $0.hasPrefix("game.speed: 5000.0 is outside 0.01-1000") }, "\(text)")
-        }
-        let syntax = fixture.folder.appendingPathComponent("syntax.json")
-        try Data("{\"name\": \"x\",\n \"layers\": [}".utf8).write(to: syntax)
-        #expect(throws: ProjectProblems.self) { try MapProjectReader.load(syntax) }
-    }
 }
 
 func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {

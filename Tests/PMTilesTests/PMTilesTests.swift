@@ -46,7 +46,7 @@ import Compression
 
     @Test(arguments: [16384 - 127, 300])
     func writeThenRead(rootLimit: Int) async throws {
-        let directory = temporaryDirectory()
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("world.pmtiles").path
         let tiles = try sampleTiles()
@@ -79,7 +79,7 @@ import Compression
     }
 
     @Test func corruptFilesAreNamed() throws {
-        let directory = temporaryDirectory()
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let notPMTiles = directory.appendingPathComponent("a.pmtiles").path
         _ = FileManager.default.createFile(atPath: notPMTiles, contents: Data(repeating: 65, count: 200))

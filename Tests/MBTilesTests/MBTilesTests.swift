@@ -30,7 +30,7 @@ import MBTiles
     }
 
     @Test func roundTripWithMetadataAndDeduplication() async throws {
-        let directory = temporaryDirectory()
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("park.mbtiles").path
         let written = try writeSample(path)
@@ -61,7 +61,7 @@ import MBTiles
 
     /// Many readers at once while one writer adds tiles (WAL).
     @Test func concurrentReadersWithAWriter() async throws {
-        let directory = temporaryDirectory()
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("busy.mbtiles").path
         let written = try writeSample(path)
@@ -87,7 +87,7 @@ import MBTiles
     }
 
     @Test func notMBTilesFilesAreNamed() throws {
-        let directory = temporaryDirectory()
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let text = directory.appendingPathComponent("notes.mbtiles")
         try Data(String(repeating: "not a database ", count: 100).utf8).write(to: text)
