@@ -188,7 +188,7 @@ public struct Georeference: Hashable, Sendable {
     /// image's, down to the one where the whole image fits one tile.
     public func defaultZooms(tileSize: Int) -> ClosedRange<Int> {
         func zoom(forPixelSize size: Double) -> Int {
-            let exact = log2(2 * .pi * 6_378_137 / (Double(tileSize) * size)) + 1e-9
+            let exact = log2(2 * .pi * MercatorPoint.earthRadius / (Double(tileSize) * size)) + 1e-9
             // A pixel finer than the deepest zoom's (or a NaN of a degenerate size) ends at its end.
             guard exact.isFinite else { return exact == -.infinity ? 0 : TileID.maxZoom }
             return Int(max(0, min(Double(TileID.maxZoom), exact.rounded(.down))))

@@ -55,7 +55,7 @@ public struct StitchSidecar: Codable, Hashable, Sendable {
         guard (width, height) == expected else {
             throw .sidecar(file: source, reason: "the image is \(width)x\(height) but the sidecar's tiles make \(expected.0)x\(expected.1)")
         }
-        let half = Double.pi * 6_378_137
+        let half = Double.pi * MercatorPoint.earthRadius
         let pixel = 2 * half / (Double(tileSize) * pow(2, Double(zoom)))
         return try Georeference(a: pixel, b: 0, c: -half + Double(minX * tileSize) * pixel, d: 0, e: -pixel,
                                 f: half - Double(minY * tileSize) * pixel, space: .meters, width: width, height: height)

@@ -39,12 +39,12 @@ struct TileWarper: Sendable {
 
     func worldX(tile: TileID, size: Int, i: Double) -> Double {
         let u = (Double(tile.x * size) + i) / (Double(size) * pow(2, Double(tile.z)))
-        return georeference.space == .degrees ? u * 360 - 180 : (u * 2 - 1) * .pi * 6_378_137.0
+        return georeference.space == .degrees ? u * 360 - 180 : (u * 2 - 1) * .pi * MercatorPoint.earthRadius
     }
 
     func worldY(tile: TileID, size: Int, j: Double) -> Double {
         let v = (Double(tile.y * size) + j) / (Double(size) * pow(2, Double(tile.z)))
-        return georeference.space == .degrees ? atan(sinh(.pi * (1 - 2 * v))) * 180 / .pi : (1 - v * 2) * .pi * 6_378_137.0
+        return georeference.space == .degrees ? atan(sinh(.pi * (1 - 2 * v))) * 180 / .pi : (1 - v * 2) * .pi * MercatorPoint.earthRadius
     }
 
     func sourcePoint(tile: TileID, size: Int, i: Double, j: Double) -> (Double, Double) {

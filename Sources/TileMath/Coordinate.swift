@@ -19,6 +19,11 @@ public struct Coordinate: Hashable, Sendable, CustomStringConvertible {
     /// atan(sinh(π)) ≈ 85.0511287798°.
     public static let maxMercatorLatitude = 85.051128779806592377796715521925
 
+    /// The same limit rounded to six decimals, as mercantile clamps to it and TileJSON
+    /// documents write it (85.051129°, a hair beyond the exact limit, so the edge row of
+    /// tiles is still covered): tile ranges and the bounds of a map without bounds use it.
+    public static let roundedMaxMercatorLatitude = 85.051129
+
     public var isValid: Bool {
         latitude.isFinite && longitude.isFinite && abs(latitude) <= 90 && abs(longitude) <= 180
     }

@@ -38,8 +38,9 @@ public struct TileRange: Hashable, Sendable, Sequence {
         let edgeEpsilon = 1e-11
         var ranges = [TileRange]()
         for part in box.splitAtAntimeridian {
-            let west = Swift.max(-180.0, part.west), south = Swift.max(-85.051129, part.south)
-            let east = Swift.min(180.0, part.east), north = Swift.min(85.051129, part.north)
+            let limit = Coordinate.roundedMaxMercatorLatitude
+            let west = Swift.max(-180.0, part.west), south = Swift.max(-limit, part.south)
+            let east = Swift.min(180.0, part.east), north = Swift.min(limit, part.north)
             let upperLeft = TileID(containing: Coordinate(latitude: north, longitude: west), zoom: zoom)
             let lowerRight = TileID(containing: Coordinate(latitude: south + edgeEpsilon, longitude: east - edgeEpsilon), zoom: zoom)
             guard upperLeft.x <= lowerRight.x, upperLeft.y <= lowerRight.y else { continue }

@@ -9,7 +9,8 @@ enum TileJSON {
         let project = map.project
         let format = layer?.spec.format ?? map.layers.first { $0.spec.isBase && $0.spec.visible }?.spec.format ?? .png
         let path = layer.map { "/maps/\(project.name)/layers/\($0.spec.id)" } ?? "/maps/\(project.name)"
-        let bounds = layer?.layer.bounds ?? map.bounds ?? BoundingBox(west: -180, south: -85.051129, east: 180, north: 85.051129)
+        let limit = Coordinate.roundedMaxMercatorLatitude
+        let bounds = layer?.layer.bounds ?? map.bounds ?? BoundingBox(west: -180, south: -limit, east: 180, north: limit)
         let minZoom = max(project.minZoom, layer?.spec.options.minZoom ?? 0)
         let maxZoom = min(project.maxZoom, layer?.spec.options.maxZoom ?? 22)
         let center = map.center
