@@ -1,5 +1,6 @@
 import MBTiles
 import TileSources
+import MapProjects
 
 /// How a command failed; the CLI maps each case to an exit code in one place
 /// (BSD sysexits: usage 64, data 65, I/O 74; anything else 1).
@@ -45,6 +46,7 @@ extension CLIError {
         switch error {
         case let error as CLIError: self = error
         case let error as TileSourceError: self = CLIError(error)
+        case let error as ProjectProblems: self = CLIError(error)
         default:
             if let cause = IOFailure.cause(of: error) {
                 self = .io("\(file): cannot \(access == .reading ? "read" : "write"): \(cause)")
@@ -56,6 +58,12 @@ extension CLIError {
                 self = .failure("\(file): \(error)")
             }
         }
+    }
+
+    /// A map project's problems: I/O (74) when every one is a file that is missing or cannot
+    /// be read (or a URL that does not answer), data (65) when any is about what a file says.
+    public init(_ problems: ProjectProblems) {
+        self = problems.problems.allSatisfy(\.isIO) ? .io(problems.description) : .data(problems.description)
     }
 
     /// A tile store failure: the store cannot be read, written or found is I/O (74), a corrupt

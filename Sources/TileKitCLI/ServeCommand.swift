@@ -23,10 +23,7 @@ enum MapInputs {
                 problems += error.problems
             }
         }
-        guard problems.isEmpty else {
-            let missing = problems.allSatisfy(\.isIO)  // missing files, unreachable URLs
-            throw missing ? .io(ProjectProblems(problems: problems).description) : .data(ProjectProblems(problems: problems).description)
-        }
+        guard problems.isEmpty else { throw CLIError(ProjectProblems(problems: problems)) }
         return projects
     }
 
@@ -148,7 +145,7 @@ enum ServeCommand: Command {
         for project in try MapInputs.projects(arguments.positionals) { maps.append(try MapInputs.open(project)) }
         let server: TileServer
         let assets = ServerAssets.prepare(leafletFolder: options.leafletFolder)
-        do { server = try TileServer(maps: maps, options: options, assets: assets) } catch { throw .data(error.description) }
+        do { server = try TileServer(maps: maps, options: options, assets: assets) } catch { throw CLIError(error) }
 
         let http: HTTPServer
         do {
