@@ -31,7 +31,8 @@ demo: build
 
 # The cross-checks against reference tools run first so that swift test's summary is the last line.
 # The command-line checks use the release build: what users run, and where the optimizer
-# once exposed a bug the debug-built unit tests could not see.
+# once exposed a bug the debug-built unit tests could not see. Every build fails on a compiler
+# warning in the project's own modules (treatAllWarnings in Package.swift).
 test: deps test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) build -c release --product tilekit

@@ -33,13 +33,14 @@ public struct ServerAssets: Sendable {
                              ("images/layers.png", "image/png"), ("images/layers-2x.png", "image/png")] {
             if let data = FileManager.default.contents(atPath: leafletFolder + "/" + name) { files[name] = Asset(bytes: Array(data), type: type) }
         }
-        if let hero = heroIcon() { files["hero.png"] = Asset(bytes: hero, type: "image/png") }
+        if let hero = heroPNG { files["hero.png"] = Asset(bytes: hero, type: "image/png") }
         return ServerAssets(files: files)
     }
 
-    static func heroIcon() -> [UInt8]? {
-        guard let color = Color(hex: "#1f5fbf"), let canvas = try? Canvas(width: 56, height: 56) else { return nil }
-        MarkerIcon.hero.draw(on: canvas, at: PixelPoint(x: 28, y: 28), radius: 26, color: color)
+    /// Drawn once per process: it never changes.
+    static let heroPNG: [UInt8]? = {
+        guard let canvas = try? Canvas(width: 56, height: 56) else { return nil }
+        MarkerIcon.hero.draw(on: canvas, at: PixelPoint(x: 28, y: 28), radius: 26, color: Color(red8: 0x1f, green8: 0x5f, blue8: 0xbf))
         return try? canvas.encoded(.png())
-    }
+    }()
 }
