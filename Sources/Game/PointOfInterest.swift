@@ -28,12 +28,9 @@ public struct PointOfInterest: Hashable, Sendable {
     }
 }
 
-public struct GameDataError: Error, Equatable, Sendable, CustomStringConvertible {
-    public let file: String
-    public let place: String
-    public let reason: String
-    public var description: String { "\(file): \(place): \(reason)" }
-}
+/// A game data file that is wrong: the one shape of "this file, at this place, is wrong
+/// because" (`FeatureError`), under the name the game's API uses.
+public typealias GameDataError = FeatureError
 
 /// Points of interest from GeoJSON Point features (`id`, `kind`, optional `radius`, `title`,
 /// `lines`) or a plist of annotations (`name`, `type`, `location`: kind from `type`).
