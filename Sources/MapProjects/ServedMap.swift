@@ -97,7 +97,7 @@ public struct ServedMap: Sendable {
         guard let first = boxes.first, var box = first else { return nil }
         for other in boxes.dropFirst() {
             guard let b = other else { return nil }
-            box = BoundingBox(west: min(box.west, b.west), south: min(box.south, b.south), east: max(box.east, b.east), north: max(box.north, b.north))
+            box = box.union(b)
         }
         return box
     }

@@ -247,7 +247,7 @@ public enum Snapshotter {
     }
 
     static func union(_ a: BoundingBox, _ b: BoundingBox) -> BoundingBox {
-        BoundingBox(west: min(a.west, b.west), south: min(a.south, b.south), east: max(a.east, b.east), north: max(a.north, b.north))
+        a.union(b)
     }
 
     /// Draws the base tiles under the view at the nearest whole zoom, wrapping columns
