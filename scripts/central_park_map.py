@@ -10,8 +10,9 @@ Sources (Examples/central-park/DATA.md says more):
   (streets 20 to the mile, the avenues' spacing) and anchored on the park's real corners.
 
 Each zoom's features are simplified with Douglas-Peucker at half a pixel of that zoom, and
-areas smaller than a few pixels are left out, so no sub-pixel detail is drawn (z13 tiles
-carry a tenth of z18's vertices).
+areas smaller than a few pixels are left out, so no sub-pixel detail is drawn (z13 draws
+fewer kinds, and keeps about 3 in 4 of their vertices; the street blocks, 4 corners each,
+are most of what is left).
 """
 import json
 import math
@@ -291,6 +292,39 @@ def trees(features, seed=1858):
     return out
 
 
+def lone_trees(features, outline, seed=1873, square_meters=600):
+    """Single trees across the lawns, as park maps draw them: not in water, meadows,
+    playgrounds or buildings, and not on a drive or path (12 m clear of one)."""
+    rng = random.Random(seed)
+    ring = outline[0][0]
+    avoid = [f["geometry"]["coordinates"][0] for f in features
+             if f["kind"] in ("water", "meadow", "woods", "playground", "building", "landmark", "zoo", "rink", "plaza", "garden")
+             and f["geometry"]["type"] == "Polygon"]
+    lat0 = sum(p[1] for p in ring) / len(ring)
+    kx, ky = math.cos(math.radians(lat0)) * 111320.0, 110540.0
+    cell = 12.0
+    busy = set()
+    for f in features:
+        if f["kind"] in ("drive", "transverse", "footway", "bridleway", "track", "cycleway") and f["geometry"]["type"] == "LineString":
+            for (x0, y0), (x1, y1) in zip(f["geometry"]["coordinates"], f["geometry"]["coordinates"][1:]):
+                steps = max(1, int(math.hypot((x1 - x0) * kx, (y1 - y0) * ky) / 4))
+                for i in range(steps + 1):
+                    x, y = x0 + (x1 - x0) * i / steps, y0 + (y1 - y0) * i / steps
+                    busy.add((int(x * kx // cell), int(y * ky // cell)))
+    xs, ys = [p[0] for p in ring], [p[1] for p in ring]
+    area = abs(sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(ring, ring[1:]))) / 2 * kx * ky
+    out = []
+    for _ in range(int(area / square_meters)):
+        x, y = rng.uniform(min(xs), max(xs)), rng.uniform(min(ys), max(ys))
+        cx, cy = int(x * kx // cell), int(y * ky // cell)
+        if any((cx + i, cy + j) in busy for i in (-1, 0, 1) for j in (-1, 0, 1)):
+            continue
+        if point_in_ring(x, y, ring) and not any(point_in_ring(x, y, r) for r in avoid):
+            out.append({"kind": "lone-tree", "geometry": {"type": "Point", "coordinates": [round(x, 7), round(y, 7)]},
+                        "radius": round(rng.uniform(4.0, 7.0), 1)})
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # Style: what each kind looks like at each zoom, in the parchment style of the map
 
@@ -336,9 +370,11 @@ def styles(kind, z):
         # Streets show as the paper between blocks; the line is there for its name.
         return [] if z < 15 else [{"stroke": PAPER, "stroke-width": 0.5, "stroke-opacity": 0.0}]
     if kind in ("drive", "transverse"):
-        casing = 2.8 + 1.4 * wide if kind == "drive" else 2.2 + 1.1 * wide
+        # A drive is about 10 m wide: its width doubles with each zoom from z15, as the
+        # ground does, so it reads as a road beside the footpaths.
+        casing = {13: 1.7, 14: 2.3, 15: 4.0, 16: 6.0, 17: 9.0, 18: 14.0}[z] * (1.0 if kind == "drive" else 0.85)
         if z < 15:
-            return [ink(casing * 0.6)]
+            return [ink(casing)]
         return [ink(casing), {"renderer": "wobbly", "stroke": "#ead9ad", "stroke-width": casing - 2.0}]
     if kind == "bridleway":
         return [] if z < 14 else [ink(1.0 + 0.25 * wide, stroke="#7a4a2a", **{"stroke-dash": [1, 3.5]})]
@@ -351,13 +387,15 @@ def styles(kind, z):
     if kind == "cycleway":
         return [] if z < 15 else [ink(1.0 + 0.2 * wide, stroke="#2f6b57", **{"stroke-dash": [7, 2]})]
     if kind == "steps":
-        return [] if z < 16 else [{"stroke": INK, "stroke-width": 1.5 + 0.8 * wide, "stroke-dash": [0.8, 1.2]}]
+        return [] if z < 16 else [{"stroke": INK, "stroke-width": 1.2 + 0.4 * wide, "stroke-dash": [0.5, 2.2 + 0.4 * wide]}]
     if kind == "bridge":
         return [] if z < 15 else [{"stroke": INK, "stroke-width": 3.4 + 0.9 * wide}, {"stroke": "#efe0b8", "stroke-width": 1.8 + 0.9 * wide}]
     if kind == "landmark":
         return [] if z < 14 else [{"fill": "#c9a877", "fill-opacity": 0.95, "stroke": INK, "stroke-width": 1.1}]
     if kind == "building":
         return [] if z < 15 else [{"fill": "#d8c49a", "fill-opacity": 0.95, "stroke": INK, "stroke-width": 0.8}]
+    if kind == "lone-tree":
+        return [] if z < 17 else [{"fill": "#7f9c58", "fill-opacity": 0.7, "stroke": "#3f5a2a", "stroke-width": 0.7}]
     if kind == "tree":
         return [] if z < 16 else [{"fill": "#6f8f4c", "fill-opacity": 0.8, "stroke": "#3f5a2a", "stroke-width": 0.7}]
     return []
@@ -365,7 +403,7 @@ def styles(kind, z):
 
 # Drawing order, bottom to top.
 ORDER = ["block", "park", "woods", "meadow", "garden", "playground", "zoo", "rink", "plaza", "water", "fountain",
-         "stream", "tree", "street", "major-street", "avenue", "sidewalk", "bridleway", "track", "footway", "cycleway",
+         "stream", "tree", "lone-tree", "street", "major-street", "avenue", "sidewalk", "bridleway", "track", "footway", "cycleway",
          "steps", "transverse", "drive", "bridge", "building", "landmark"]
 
 
@@ -484,6 +522,8 @@ def build(osm, sketch, park_outline):
     features += street_grid(grid)
     sketched = sketch_features(grid, sketch)
     features += sketched + osm_features(osm) + trees(sketched)
+    if isinstance(park_outline[0][0][0], list):
+        features += lone_trees(features, park_outline)
     return grid, features
 
 
