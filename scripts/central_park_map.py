@@ -121,9 +121,10 @@ def street_grid(grid, first=55, last=115):
         line("avenue", name, [(grid.street(first), f), (s59, f)])
     for name, f in harlem:
         line("avenue", name, [(s110, f), (grid.street(last), f)])
-    # Broadway: from Columbus Circle it cuts north-west across the grid, then runs between
-    # Amsterdam and West End Avenue.
-    line("avenue", "Broadway", [(grid.street(first) - 0.6, a(-200)), (s59, cpw), (grid.street(65.5), a(-289)),
+    # Broadway: from Columbus Circle it cuts north-west across the grid to Amsterdam Avenue
+    # at 72nd Street (the grid's edge here).
+    # South of the circle it runs between Eighth and Seventh Avenues toward Times Square.
+    line("avenue", "Broadway", [(grid.street(first) - 0.6, 0.1), (s59, cpw), (grid.street(65.5), a(-289)),
                                 (grid.street(72.5), a(-563)), (grid.street(74), west_edge)])
     # Cross streets, each side of the park (across it where the park isn't).
     for n in range(first, last + 1):
