@@ -115,6 +115,7 @@ def central_park(tilekit):
     # sketch and the street grid, styled and simplified to each zoom from 13 to 18.
     grid, sources = park_map.build(osm, park_map.load(os.path.join(folder, "sketch.json")), outline["geometry"]["coordinates"])
     per_zoom, stats = park_map.layers(sources)
+    drawing = per_zoom[max(per_zoom)]  # the most detailed zoom's
     layers = [{"id": "paper", "type": "generated", "generator": "parchment"}]
     for z, drawn in per_zoom.items():
         write_json(os.path.join(build, f"drawing-z{z}.geojson"), {"type": "FeatureCollection", "features": drawn})
@@ -181,7 +182,7 @@ def central_park(tilekit):
     points = [[float(p.get("lon")), float(p.get("lat"))] for p in ET.parse(os.path.join(folder, "game-test.gpx")).iter("{http://www.topografix.com/GPX/1/1}trkpt")]
     write_json(os.path.join(build, "route.geojson"), {"type": "FeatureCollection", "features": [
         feature({"type": "LineString", "coordinates": points}, title="Game Test", renderer="gradient", **{"stroke-width": 5})]})
-    say(f"central-park: {len(sources)} source features, {len(stations)} warp zones")
+    say(f"central-park: {len(drawing)} drawn features, {len(stations)} warp zones")
 
 
 def historic_overlay(tilekit):
