@@ -24,6 +24,9 @@ struct ProjectMaker {
     private var scanZooms: ClosedRange<Int>?
     private var usedFiles = Set<String>()
     private var usedIDs = Set<String>()
+    /// The park plist whose overlay corners pin the artwork: its boundary polygon would
+    /// cover the art, so its layer starts hidden.
+    private var cornersPlist: String?
 
     init(request: InitRequest, folder: URL, io: CommandIO) {
         self.request = request
@@ -173,8 +176,9 @@ struct ProjectMaker {
                 corners = try ImageCorners(parsing: text).coordinates
             } else if let placement = try georeference(image, width: size.width, height: size.height) {
                 corners = placement.cornerCoordinates
-            } else if let plistCorners = try parkPlistCorners() {
+            } else if let (plist, plistCorners) = try parkPlistCorners() {
                 corners = plistCorners
+                cornersPlist = plist
             } else {
                 throw noGeoreference(image, orPlist: true)
             }
@@ -200,12 +204,12 @@ struct ProjectMaker {
 
     /// The overlay corners of a park plist among the overlays (MapKit's Park Pin layout:
     /// top-left, top-right and bottom-left; the fourth completes the parallelogram).
-    private func parkPlistCorners() throws(CLIError) -> [Coordinate]? {
+    private func parkPlistCorners() throws(CLIError) -> (String, [Coordinate])? {
         for file in request.overlays where URL(fileURLWithPath: file).pathExtension.lowercased() == "plist" {
             let features: [Feature]
             do { features = try PropertyList.load(URL(fileURLWithPath: file), overlayImage: "art") } catch { continue }
             for feature in features {
-                if case .corners(let tl, let tr, let br, let bl)? = feature.imageOverlay?.placement { return [tl, tr, br, bl] }
+                if case .corners(let tl, let tr, let br, let bl)? = feature.imageOverlay?.placement { return (file, [tl, tr, br, bl]) }
             }
         }
         return nil
@@ -218,12 +222,16 @@ struct ProjectMaker {
         extent += features.flatMap { $0.geometry?.coordinates ?? [] }
         let name = try copyWithImages(path, features: features)
         let stem = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-        document.layers.append(ProjectLayer(id: claim(InitRequest.urlName(stem)), about: "`\(name)`, \(Self.describe(features))", entries: [
+        var entries: [ProjectDocument.Entry] = [
             .init("title", JSONText.string(stem), "its name in the viewer's layer control"),
             .init("type", JSONText.string("features"), "drawn from data files into tiles"),
             .init("files", "[\(JSONText.string(name))]", "GeoJSON, GPX, KML or plist files, relative to this folder"),
             .init("zindex", "\(zIndex)", "overlays stack by zindex, highest on top"),
-        ]))
+        ]
+        if path == cornersPlist {
+            entries.append(.init("visible", "false", "the park's boundary would cover the artwork: shown when ticked in the layer control"))
+        }
+        document.layers.append(ProjectLayer(id: claim(InitRequest.urlName(stem)), about: "`\(name)`, \(Self.describe(features))", entries: entries))
     }
 
     /// Returns the number of points of interest.

@@ -54,6 +54,8 @@ import MapProjects
         #expect(run.exitCode == 0, "\(run.error)")
         let project = try Self.load(folder)
         #expect(project.layers.map(\.id) == ["paper", "grid", "art", "park", "rides", "route"])
+        // The park's boundary polygon would cover the art it pins: hidden until ticked.
+        #expect(project.layers.map(\.visible) == [true, false, true, false, true, true])
         let art = try String(contentsOf: folder.appendingPathComponent("art.geojson"), encoding: .utf8)
         // The plist's top-left corner, as [lon, lat].
         #expect(art.contains("[-118.604, 34.4313]"), "\(art)")
