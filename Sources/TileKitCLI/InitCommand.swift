@@ -61,7 +61,7 @@ enum InitCommand: Command {
         let staging = parent.appendingPathComponent(".\(folder.lastPathComponent).init-\(getpid())")
         do {
             try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
-            try? FileManager.default.removeItem(at: staging)  // left by a run that was killed
+            removeLeftovers(of: folder)
             try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
         } catch {
             throw CLIError(error, .writing, given)
@@ -87,6 +87,19 @@ enum InitCommand: Command {
         io.write("\(shown)/README.md: what each key of map.json does")
         io.write("serve it: tilekit serve \(shown)/map.json")
         io.write("then open http://127.0.0.1:8080/maps/\(request.name)/")
+    }
+
+    /// Removes the staging folders of runs that were killed (their process is gone), so an
+    /// interrupted init leaves nothing for long; a live run's folder is left alone.
+    static func removeLeftovers(of folder: URL) {
+        let prefix = ".\(folder.lastPathComponent).init-"
+        let parent = folder.deletingLastPathComponent()
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? [] where entry.hasPrefix(prefix) {
+            guard let pid = Int32(entry.dropFirst(prefix.count)), pid > 0 else { continue }
+            if pid == getpid() || (kill(pid, 0) == -1 && errno == ESRCH) {
+                try? FileManager.default.removeItem(at: parent.appendingPathComponent(entry))
+            }
+        }
     }
 
     /// DIR must be new or an empty folder: init never mixes its files with someone's.

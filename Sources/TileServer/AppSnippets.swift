@@ -100,7 +100,7 @@ struct AppSnippets {
         let box = bounds.map { "\(Self.number($0.west)),\(Self.number($0.south)),\(Self.number($0.east)),\(Self.number($0.north))" } ?? "W,S,E,N"
         let top = min(maxZoom, minZoom + 3)
         return """
-        tilekit seed --source path/to/\(name)/map.json --bbox \(box) --zoom \(minZoom)-\(top) --out \(name).mbtiles --rate 1000
+        tilekit seed --source path/to/\(name)/map.json --bbox \(box) --zoom \(minZoom)-\(top) --out \(name).mbtiles
         tilekit convert \(name).mbtiles Tiles            # Tiles/{z}/{x}/{y}.png, as MapKit's bundled tiles
         tilekit convert \(name).mbtiles \(name).pmtiles   # or one PMTiles file
         """

@@ -171,3 +171,16 @@ import MapProjects
         #expect(InitRequest.urlName("ÜÜ") == "map")
     }
 }
+
+extension InitCommandTests {
+    @Test func aKilledRunsStagingFolderIsRemovedByTheNextRun() async throws {
+        let root = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: root) }
+        // PID 2^22+1 is above Linux's pid_max: no process has it.
+        let leftover = root.appendingPathComponent(".game.init-4194305")
+        try FileManager.default.createDirectory(at: leftover, withIntermediateDirectories: true)
+        let run = await CLIRun(["init", root.appendingPathComponent("game").path, "--pois", Self.fixture("places.geojson")])
+        #expect(run.exitCode == 0, "\(run.error)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.path) == ["game"])
+    }
+}
