@@ -366,7 +366,8 @@ struct ProjectMaker {
     /// Center, zoom, zoom range and bounds from everything the map shows: fitted to a
     /// 1024x768 window, a few zooms out and in, panning limited to the data and half again.
     private mutating func addCamera() throws(CLIError) -> ClosedRange<Int> {
-        guard let box = Self.box(covering: extent) else {
+        // Data beyond Web Mercator's ±85.05° is shown at its edge (bounds must stay on the map).
+        guard let box = Self.box(covering: Self.clampedToMercator(extent)) else {
             throw .data("no coordinates in the files given: nothing to center the map on")
         }
         let fitted = Zoom.fitting(box, in: PixelSize(width: 1024, height: 768), maxZoom: 20).rounded(.down)

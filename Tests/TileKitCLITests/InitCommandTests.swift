@@ -184,3 +184,16 @@ extension InitCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: root.path) == ["game"])
     }
 }
+
+extension InitCommandTests {
+    /// Points beyond Web Mercator's ±85.05° once made bounds whose south was above their north.
+    @Test func pointsNearThePoleStillMakeAValidMap() async throws {
+        let root = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("polar")
+        let run = await CLIRun(["init", folder.path, "--pois", Self.fixture("polar.geojson")])
+        #expect(run.exitCode == 0, "\(run.error)")
+        let bounds = try #require(try Self.load(folder).bounds)
+        #expect(bounds.south < bounds.north && bounds.north <= 85.0512)
+    }
+}
