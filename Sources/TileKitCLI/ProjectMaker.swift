@@ -219,7 +219,7 @@ struct ProjectMaker {
 
     private mutating func addOverlay(_ path: String, zIndex: Int) throws(CLIError) {
         let features = try load(path, flag: "--overlay")
-        extent += features.flatMap { $0.geometry?.coordinates ?? [] }
+        extent += Self.coordinates(of: features)
         let name = try copyWithImages(path, features: features)
         let stem = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         var entries: [ProjectDocument.Entry] = [
@@ -344,6 +344,19 @@ struct ProjectMaker {
         }
     }
 
+    /// Where features are: their geometry, and the corners of the images they lay.
+    static func coordinates(of features: [Feature]) -> [Coordinate] {
+        features.flatMap { feature -> [Coordinate] in
+            var all = feature.geometry?.coordinates ?? []
+            switch feature.imageOverlay?.placement {
+            case .box(let box)?: all += [box.northWest, box.southEast]
+            case .corners(let tl, let tr, let br, let bl)?: all += [tl, tr, br, bl]
+            case nil: break
+            }
+            return all
+        }
+    }
+
     static func describe(_ features: [Feature]) -> String {
         var counts = [String: Int]()
         for feature in features {
@@ -452,7 +465,10 @@ struct ProjectMaker {
         try copy(path, to: name)
         let source = URL(fileURLWithPath: path).deletingLastPathComponent()
         let images = Set(features.compactMap { $0.imageOverlay?.image } + features.compactMap { $0.style.markerImage })
-        for image in images.sorted() where !image.hasPrefix("/") && !image.split(separator: "/").contains("..") {
+        for image in images.sorted() where !image.hasPrefix("/") {
+            guard !image.split(separator: "/").contains("..") else {
+                throw .data("--overlay \(path): the image \"\(image)\" is outside the file's folder; put it beside the file (or below it) so the project can hold both")
+            }
             let target = folder.appendingPathComponent(image)
             guard !FileManager.default.fileExists(atPath: target.path) else { continue }
             do {

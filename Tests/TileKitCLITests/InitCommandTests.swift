@@ -197,3 +197,23 @@ extension InitCommandTests {
         #expect(bounds.south < bounds.north && bounds.north <= 85.0512)
     }
 }
+
+extension InitCommandTests {
+    /// An overlay's images come with it, at the same relative path; one outside its folder
+    /// cannot, and is named.
+    @Test func anOverlaysImagesAreCopiedBesideIt() async throws {
+        let root = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("pictures")
+        let run = await CLIRun(["init", folder.path, "--overlay", Self.fixture("overlay/with-image.geojson")])
+        #expect(run.exitCode == 0, "\(run.error)")
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("pics/scan.png").path))
+        let center = try #require(try Self.load(folder).center)
+        #expect(abs(center.longitude - 14.35) < 1e-6 && abs(center.latitude - 45.765) < 1e-6)
+
+        let (outside, left) = try await Self.refused { _ in ["--overlay", Self.fixture("overlay/outside.geojson")] }
+        #expect(outside.exitCode == 65)
+        #expect(outside.error.contains("outside.geojson: the image \"../scan.png\" is outside the file's folder"), "\(outside.error)")
+        #expect(left.isEmpty)
+    }
+}
