@@ -11,11 +11,12 @@ enum InitCommand: Command {
     static let path = ["init"]
     static let summary = "make a map project from a scan, artwork or a game's points"
     static let options = OptionSpec(valued: ["scan", "art", "corners", "bounds", "crs", "overlay", "pois", "route", "name", "title",
-                                             "attribution", "zoom"],
+                                             "attribution", "zoom", "base", "user-agent"],
                                     flags: ["quiet"])
     static let help = """
     Usage: tilekit init DIR [--scan IMAGE | --art IMAGE] [--corners TL;TR;BR;BL | --bounds W,S,E,N]
                             [--overlay FILE]... [--pois POINTS.geojson [--route ROUTE.gpx]...]
+                            [--base URL --user-agent UA]
 
     Makes a map project in DIR (a new or empty folder): a map.json that `tilekit serve`
     reads, a README.md beside it saying what each key does, and the data it names. Then it
@@ -40,6 +41,9 @@ enum InitCommand: Command {
       --overlay FILE        a feature layer (repeatable)
       --pois FILE           the game's points of interest (GeoJSON, or a plist with game kinds)
       --route FILE.gpx      a route the game can play (repeatable; needs --pois)
+      --base URL            a base map under everything instead of paper: a tile server's URL
+                            template ({z} {x} {y}, cached in cache/base.mbtiles) or a .pmtiles URL
+      --user-agent UA       names your app to --base's tile server (required with a template)
       --zoom A-B            the scan's pyramid zooms (default: from one tile to the scan's resolution)
       --name NAME           the map's name in URLs (default: DIR's name)
       --title TEXT, --attribution TEXT

@@ -1,5 +1,6 @@
 import Foundation
 import MapProjects
+import TileSources
 
 /// What `tilekit init` was asked to make, checked before anything is written: which flags
 /// go together, that every file exists, that corners are a proper quadrilateral.
@@ -27,6 +28,14 @@ struct InitRequest {
     var overlays: [String]
     var pois: String?
     var routes: [String]
+    /// A base map under everything (`--base`): a tile server's URL template, fetched with
+    /// `userAgent` and cached, or the http(s) URL of a PMTiles file.
+    enum Base {
+        case remote(template: String, userAgent: String)
+        case pmtiles(String)
+    }
+
+    var base: Base?
     var name: String
     var title: String?
     var attribution: String?
@@ -63,6 +72,11 @@ struct InitRequest {
             guard case .scan? = image else { throw .usage("--zoom sets the zooms of a scan's pyramid: give --scan IMAGE with it") }
             _ = try Parse.zoomRange(arguments.values["zoom"] ?? "")
         }
+        if let text = arguments.values["base"] {
+            base = try Self.base(text, userAgent: arguments.values["user-agent"])
+        } else if arguments.values["user-agent"] != nil {
+            throw .usage("--user-agent names your app to the tile server of --base: give --base URL with it")
+        }
         if let text = arguments.values["corners"] { _ = try ImageCorners(parsing: text) }
         if let text = arguments.values["bounds"] { _ = try Parse.boundingBox(text) }
 
@@ -82,6 +96,24 @@ struct InitRequest {
         guard MapProjectReader.isURLName(name) else {
             throw .usage("--name \"\(name)\": a map's name is part of its URLs: letters, digits, '-' or '_', at most 64 bytes")
         }
+    }
+
+    /// `--base`: a URL template (checked as the server will read it) or a PMTiles URL.
+    static func base(_ text: String, userAgent: String?) throws(CLIError) -> Base {
+        guard TileStore.isURL(text) else {
+            throw .usage("--base \"\(text)\": expected a tile server's URL template (https://tile.example.com/{z}/{x}/{y}.png) or the https URL of a .pmtiles file")
+        }
+        guard text.contains("{") else {
+            guard URL(string: text)?.pathExtension.lowercased() == "pmtiles" else {
+                throw .usage("--base \"\(text)\": a URL without {z}/{x}/{y} must be a .pmtiles file")
+            }
+            return .pmtiles(text)
+        }
+        do { _ = try URLTemplate(text) } catch { throw .usage("--base \"\(text)\": \(error.description)") }
+        guard let userAgent, !userAgent.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw .usage("--base \"\(text)\": give --user-agent \"YourApp/1.0 (you@example.com)\" too: tile servers ask for one that names your app (OpenStreetMap's tile usage policy)")
+        }
+        return .remote(template: text, userAgent: userAgent)
     }
 
     /// `My Park (1890)` → `my-park-1890`, `MagicMountainAttractions` → `magic-mountain-attractions`: a name that can be a URL segment as it is.

@@ -46,12 +46,16 @@ struct ProjectMaker {
         if let attribution = request.attribution {
             document.map.append(.init("attribution", JSONText.string(attribution), "credits shown in the corner of every view; keep your sources' licences here"))
         }
-        document.layers.append(ProjectLayer(id: claim("paper"), about: "the base: hand-drawn parchment, made by TileKit (no file, no network)", entries: [
+        if let base = request.base { try addBase(base) }
+        var paper: [ProjectDocument.Entry] = [
             .init("title", JSONText.string("Paper"), "its name in the viewer's layer control"),
             .init("type", JSONText.string("generated"), "tiles drawn by code"),
             .init("generator", JSONText.string("parchment"), "which drawing: `parchment`, or `debug-grid`"),
             .init("base", "true", "a base layer: base layers are alternatives (radio buttons), the rest stack above the one shown"),
-        ]))
+        ]
+        if request.base != nil { paper.append(.init("visible", "false", "the map from --base is shown first; paper is the other choice")) }
+        document.layers.append(ProjectLayer(id: claim("paper"), about: request.base == nil
+            ? "the base: hand-drawn parchment, made by TileKit (no file, no network)" : "another base: hand-drawn parchment, made by TileKit", entries: paper))
         document.layers.append(ProjectLayer(id: claim("grid"), about: "another base, hidden at first: every tile labelled with its z/x/y", entries: [
             .init("title", JSONText.string("Tile grid"), "its name in the viewer's layer control"),
             .init("type", JSONText.string("generated"), "tiles drawn by code"),
@@ -79,6 +83,33 @@ struct ProjectMaker {
         let zooms = try addCamera()
         try write()
         return Made(summary: "\(kinds.joined(separator: ", ")); \(document.layers.count) layers, zooms \(zooms.lowerBound)-\(zooms.upperBound)")
+    }
+
+    /// The map under everything, from `--base`: first of the base layers, so it is shown.
+    private mutating func addBase(_ base: InitRequest.Base) throws(CLIError) {
+        switch base {
+        case .remote(let template, let userAgent):
+            do {
+                try FileManager.default.createDirectory(at: folder.appendingPathComponent("cache"), withIntermediateDirectories: true)
+            } catch {
+                throw CLIError(error, .writing, "cache")
+            }
+            document.layers.append(ProjectLayer(id: claim("base"), about: "the base map, fetched from a tile server and kept in a cache", entries: [
+                .init("title", JSONText.string("Base map"), "its name in the viewer's layer control"),
+                .init("type", JSONText.string("remote"), "tiles fetched from a tile server by a URL template"),
+                .init("source", JSONText.string(template), "the template: {z} {x} {y}, {s} for subdomains, {r} for @2x"),
+                .init("cache", JSONText.string("cache/base.mbtiles"), "fetched tiles are kept here (and served stale when the server is down)"),
+                .init("user-agent", JSONText.string(userAgent), "names your app to the tile server, as its usage policy asks"),
+                .init("base", "true", "a base layer: base layers are alternatives (radio buttons), the rest stack above the one shown"),
+            ]))
+        case .pmtiles(let url):
+            document.layers.append(ProjectLayer(id: claim("base"), about: "the base map, read from a PMTiles file by HTTP range requests", entries: [
+                .init("title", JSONText.string("Base map"), "its name in the viewer's layer control"),
+                .init("type", JSONText.string("tiles"), "tiles from a store: here the URL of a .pmtiles file"),
+                .init("source", JSONText.string(url), "read by range requests, a directory at a time"),
+                .init("base", "true", "a base layer: base layers are alternatives (radio buttons), the rest stack above the one shown"),
+            ]))
+        }
     }
 
     // MARK: - Images

@@ -217,3 +217,26 @@ extension InitCommandTests {
         #expect(left.isEmpty)
     }
 }
+
+extension InitCommandTests {
+    @Test func aScanCanLieOverATileServersMap() async throws {
+        let root = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("leicester")
+        let run = await CLIRun(["init", folder.path, "--scan", Self.fixture("scan.png"), "--bounds", "-1.16,52.62,-1.11,52.65", "--quiet",
+                                "--base", "https://tile.openstreetmap.org/{z}/{x}/{y}.png", "--user-agent", "Visions/1.0 (me@example.com)"])
+        #expect(run.exitCode == 0, "\(run.error)")
+        let project = try Self.load(folder)
+        #expect(project.layers.map(\.id) == ["base", "paper", "grid", "scan"])
+        #expect(project.layers.map(\.visible) == [true, false, false, true])
+        guard case .remote(let template, let cache, let agent) = project.layers[0].source else { Issue.record("not remote"); return }
+        #expect(template.description.contains("tile.openstreetmap.org"))
+        #expect(cache == folder.appendingPathComponent("cache/base.mbtiles").path && agent == "Visions/1.0 (me@example.com)")
+
+        let (noAgent, left) = try await Self.refused { _ in ["--pois", Self.fixture("places.geojson"), "--base", "https://tile.openstreetmap.org/{z}/{x}/{y}.png"] }
+        #expect(noAgent.exitCode == 64 && noAgent.error.contains("give --user-agent"), "\(noAgent.error)")
+        let (badKey, _) = try await Self.refused { _ in ["--pois", Self.fixture("places.geojson"), "--base", "https://x/{zoom}/{x}/{y}.png", "--user-agent", "a"] }
+        #expect(badKey.exitCode == 64 && badKey.error.contains("--base \"https://x/{zoom}/{x}/{y}.png\": unknown key {zoom}"), "\(badKey.error)")
+        #expect(left.isEmpty)
+    }
+}
