@@ -64,14 +64,15 @@ struct ProjectMaker {
             .init("visible", "false", "not shown until chosen in the layer control"),
         ]))
         var kinds = [String]()
+        let under = request.base == nil ? "paper" : "the base map"
         if let image = request.image {
             switch image {
             case .scan(let path):
                 try await addScan(path)
-                kinds.append("a scan cut into tiles over paper")
+                kinds.append("a scan cut into tiles over \(under)")
             case .art(let path):
                 try addArt(path)
-                kinds.append("artwork pinned by its corners over paper")
+                kinds.append("artwork pinned by its corners over \(under)")
             }
         }
         for (index, overlay) in request.overlays.enumerated() { try addOverlay(overlay, zIndex: 20 + index) }

@@ -229,6 +229,7 @@ extension InitCommandTests {
         let project = try Self.load(folder)
         #expect(project.layers.map(\.id) == ["base", "paper", "grid", "scan"])
         #expect(project.layers.map(\.visible) == [true, false, false, true])
+        #expect(run.output.first?.hasSuffix("map.json: a scan cut into tiles over the base map; 4 layers, zooms 10-16") == true, "\(run.output)")
         guard case .remote(let template, let cache, let agent) = project.layers[0].source else { Issue.record("not remote"); return }
         #expect(template.description.contains("tile.openstreetmap.org"))
         #expect(cache == folder.appendingPathComponent("cache/base.mbtiles").path && agent == "Visions/1.0 (me@example.com)")
