@@ -73,7 +73,11 @@ enum ValidateCommand: Command {
             } else if problems.isEmpty {
                 io.write("\(file): ok (\(summary))")
             } else {
-                for problem in problems { io.writeError(problem.description) }
+                // Named as the user wrote it (the reader resolves it to an absolute path).
+                for var problem in problems {
+                    if problem.file == URL(fileURLWithPath: file).path { problem.file = file }
+                    io.writeError(problem.description)
+                }
             }
         }
         if failed > 0 { throw .data(failed == 1 ? "1 map has problems" : "\(failed) maps have problems") }
