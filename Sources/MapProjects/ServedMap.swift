@@ -33,6 +33,27 @@ public struct ServedMap: Sendable {
     public init(_ project: MapProject) throws {
         self.project = project
         var layers = [ServedLayer]()
+        // Features layers' files, read once; the visible ones' labels are placed together
+        // (one `LabelIndex`), so they avoid each other's.
+        var loadedFeatures = [String: (features: [Feature], images: [String: RGBAImage])]()
+        var labelLayers = [LabelIndex.Layer](), labelLayerIDs = [String]()
+        for spec in project.layers {
+            guard case .features(let files) = spec.source else { continue }
+            var features = [Feature](), images = [String: RGBAImage]()
+            for file in files {
+                let loaded = try FeatureFiles.load(file, overlayImage: spec.overlayImage)
+                images.merge(try FeatureRenderer.loadImages(for: loaded, relativeTo: URL(fileURLWithPath: file).deletingLastPathComponent())) { a, _ in a }
+                features += loaded
+            }
+            loadedFeatures[spec.id] = (features, images)
+            if spec.visible {
+                var renderer = FeatureRenderer(images: images)
+                renderer.antialias = spec.antialias
+                labelLayers.append(LabelIndex.Layer(features: features, renderer: renderer, priority: spec.labelPriority))
+                labelLayerIDs.append(spec.id)
+            }
+        }
+        let labels = LabelIndex(layers: labelLayers)
         for spec in project.layers {
             var features = [Feature]()
             var remoteSource: RemoteTileSource?
@@ -48,17 +69,16 @@ public struct ServedMap: Sendable {
             case .generated(let name):
                 source = name == "parchment" ? GeneratedTileSource.parchment(tileSize: spec.options.tileSize ?? 256)
                     : GeneratedTileSource.debugGrid(tileSize: spec.options.tileSize ?? 256)
-            case .features(let files):
-                var images = [String: RGBAImage]()
-                for file in files {
-                    let loaded = try FeatureFiles.load(file, overlayImage: spec.overlayImage)
-                    images.merge(try FeatureRenderer.loadImages(for: loaded, relativeTo: URL(fileURLWithPath: file).deletingLastPathComponent())) { a, _ in a }
-                    features += loaded
-                }
-                var renderer = FeatureRenderer(images: images)
+            case .features:
+                let loaded = loadedFeatures[spec.id] ?? ([], [:])
+                features = loaded.features
+                var renderer = FeatureRenderer(images: loaded.images)
                 renderer.antialias = spec.antialias
+                let shared = labelLayerIDs.firstIndex(of: spec.id).map { (index: labels, layer: $0) }
                 source = FeatureTileSource(name: spec.id, features: features, renderer: renderer,
-                                           tileSize: spec.options.tileSize ?? 256, encoding: .defaults(for: spec.format))
+                                           tileSize: spec.options.tileSize ?? 256, encoding: .defaults(for: spec.format),
+                                           labels: shared ?? (LabelIndex(layers: [LabelIndex.Layer(features: features, renderer: renderer,
+                                                                                                   priority: spec.labelPriority)]), 0))
             }
             layers.append(ServedLayer(spec: spec, layer: TileLayer(name: spec.id, source: source, options: spec.options), features: features,
                                       remote: remoteSource))

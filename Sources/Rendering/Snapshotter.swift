@@ -85,6 +85,10 @@ public struct Snapshot: Sendable {
     public let geometry: SnapshotGeometry
     /// Every marker drawn (points without a radius, each point of a multi-point), in drawing order.
     public let markers: [PlacedMarker]
+    /// Every label drawn on the image (the features' own; a map base's are in its tiles).
+    public var labels: [SnapshotLabel] = []
+    /// The features' named count and how many got a label at this zoom, over the whole set.
+    public var labelCounts = LabelCounts(named: 0, labelled: 0)
 
     /// Where it is, as JSON: centre, zoom, scale, size, bbox, and every marker's pixel
     /// (CSS pixels) with its title and subtitle.
@@ -102,7 +106,11 @@ public struct Snapshot: Sendable {
         }
         var object: [String: Any] = ["center": [g.center.longitude, g.center.latitude], "zoom": g.zoom, "scale": g.scale,
                                      "width": g.width, "height": g.height, "bbox": [box.west, box.south, box.east, box.north]]
-        if withMarkers { object["markers"] = markers }
+        if withMarkers {
+            object["markers"] = markers
+            object["labels"] = labels.map(\.json)
+            object["labelCounts"] = ["zoom": g.zoom, "named": labelCounts.named, "labelled": labelCounts.labelled, "drawn": labels.count]
+        }
         return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
     }
 }
@@ -152,7 +160,12 @@ public enum Snapshotter {
         let projection = MapProjection(zoom: zoom, tileSize: tileSize, scale: scale, origin: origin)
         let canvas = try Canvas(width: options.width * options.scale, height: options.height * options.scale, background: options.background)
         if let base = options.base { try await drawBase(base, on: canvas, projection: projection) }
-        FeatureRenderer(images: options.images).draw(options.features, on: canvas, projection: projection)
+        let renderer = FeatureRenderer(images: options.images)
+        let placement = LabelIndex(layers: [LabelIndex.Layer(features: options.features, renderer: renderer)])
+            .placement(zoom: zoom, tileSize: tileSize, scale: scale)
+        let view = PixelBox(minX: 0, minY: 0, maxX: Double(canvas.width), maxY: Double(canvas.height)).offset(x: origin.x, y: origin.y)
+        let labels = placement.labels(intersecting: view.grown(by: 4 * scale))
+        renderer.draw(options.features, on: canvas, projection: projection, labels: labels)
         if let attribution = options.attribution, !attribution.isEmpty {
             canvas.drawText(attribution, at: PixelPoint(x: Double(canvas.width) - 4 * scale, y: Double(canvas.height) - 3 * scale),
                             style: TextStyle(font: Font(size: 10 * scale), color: Color(hex: "#333333")!,
@@ -160,7 +173,9 @@ public enum Snapshotter {
         }
         let geometry = SnapshotGeometry(center: center, zoom: zoom, width: options.width, height: options.height,
                                         scale: options.scale, projection: projection)
-        return Snapshot(image: canvas.makeImage(), geometry: geometry, markers: placedMarkers(options.features, geometry: geometry))
+        return Snapshot(image: canvas.makeImage(), geometry: geometry, markers: placedMarkers(options.features, geometry: geometry),
+                        labels: labels.filter { $0.box.intersects(view) }.map { geometry.snapshotLabel($0, zoom: zoom) },
+                        labelCounts: LabelCounts(named: placement.namedFeatures, labelled: placement.labelledFeatures))
     }
 
     /// The markers among the features (the points FeatureRenderer draws as markers) and where they landed.

@@ -1,0 +1,192 @@
+import Foundation
+import Testing
+import Canvas
+import TileMath
+import Features
+import TileSources
+@testable import Rendering
+
+/// Issue 13's named features of Central Park: every station, point of interest and landmark.
+func centralParkNamed(filePath: String = #filePath) throws -> [Feature] {
+    try GeoJSON.load(URL(fileURLWithPath: filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/central-park-named.geojson"))
+}
+
+/// Writes an image under the temporary folder (to look at it when a test fails) and returns its path.
+@discardableResult
+func keep(_ image: RGBAImage, _ name: String) -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("tilekit-\(name).png").path
+    if let bytes = try? image.encoded(.png()) { _ = FileManager.default.createFile(atPath: path, contents: Data(bytes)) }
+    return path
+}
+
+struct ReportedLabel {
+    let text: String, kind: String, box: PixelBox
+}
+
+/// The labels of a snapshot's geometry report (what `snapshot --geometry` writes).
+func reportedLabels(_ snapshot: Snapshot) throws -> (labels: [ReportedLabel], counts: [String: Double]) {
+    let object = try #require(try JSONSerialization.jsonObject(with: snapshot.geometryJSON) as? [String: Any])
+    let labels = try #require(object["labels"] as? [[String: Any]])
+    let counts = try #require(object["labelCounts"] as? [String: Double])
+    return (try labels.map { o in
+        let x = try #require(o["x"] as? Double), y = try #require(o["y"] as? Double)
+        let w = try #require(o["width"] as? Double), h = try #require(o["height"] as? Double)
+        return ReportedLabel(text: try #require(o["text"] as? String), kind: try #require(o["kind"] as? String),
+                             box: PixelBox(minX: x, minY: y, maxX: x + w, maxY: y + h))
+    }, counts)
+}
+
+@Suite struct LabelPlacementTests {
+    static let park = Coordinate(latitude: 40.7812, longitude: -73.9665)
+
+    /// Zoom 14, the whole park: many stations close together along the avenues. Labels
+    /// that do not fit are dropped, and those drawn never overlap each other or an icon.
+    @Test func aDenseSnapshotHasNoOverlappingLabels() async throws {
+        let features = try centralParkNamed()
+        let snapshot = try await Snapshotter.render(SnapshotOptions(region: .center(Self.park, zoom: 14), width: 700, height: 800, features: features))
+        keep(snapshot.image, "labels-z14")
+        let (labels, counts) = try reportedLabels(snapshot)
+        for (i, a) in labels.enumerated() {
+            for b in labels[(i + 1)...] { #expect(!a.box.intersects(b.box), "\(a.text) \(a.box) meets \(b.text) \(b.box)") }
+        }
+        // No label covers a marker's point.
+        for marker in snapshot.markers {
+            for label in labels { #expect(!(label.box.grown(by: 5).minX < marker.point.x && marker.point.x < label.box.grown(by: 5).maxX
+                                           && label.box.grown(by: 5).minY < marker.point.y && marker.point.y < label.box.grown(by: 5).maxY),
+                                          "\(label.text) covers the marker \(marker.title ?? "")") }
+        }
+        let kinds = Set(labels.map(\.kind))
+        #expect(kinds.isSuperset(of: ["poi", "station", "landmark"]), "\(kinds)")
+        #expect(labels.contains { $0.text == "Goblin" } && labels.contains { $0.text == "The Reservoir" })
+        // Counted: every named feature, those labelled over the whole set, those drawn here.
+        #expect(counts["named"] == Double(features.filter { $0.title.flatMap(LabelText.clean) != nil }.count))
+        let labelled = try #require(counts["labelled"]), named = try #require(counts["named"])
+        #expect(labelled < named, "at zoom 14 some stations' names do not fit")
+        #expect(counts["drawn"] == Double(labels.count))
+    }
+
+    /// A label dropped where it finds no room comes back at the zooms where it fits.
+    @Test func dropsAtOneZoomAndKeepsWhereItFits() {
+        let index = LabelIndex(layers: [LabelIndex.Layer(features: (try? centralParkNamed()) ?? [])])
+        let low = index.placement(zoom: 13), high = index.placement(zoom: 18)
+        #expect(low.labelledFeatures < high.labelledFeatures, "\(low.labelledFeatures) at 13, \(high.labelledFeatures) at 18")
+        // At 18 every name is drawn (the Reservoir is named twice, by two features on one spot: once).
+        let names = Set(((try? centralParkNamed()) ?? []).compactMap { $0.title.flatMap(LabelText.clean) })
+        #expect(Set(high.labels.map(\.text)) == names)
+        #expect(high.labelledFeatures == high.namedFeatures - 1)
+        // The same object: computed once per zoom.
+        #expect(index.placement(zoom: 13).labels == low.labels)
+    }
+
+    /// Points of interest win over stations at the same spot; a layer's own priority wins over both.
+    @Test func prioritiesDecideWhoIsDrawn() {
+        let spot = Coordinate(latitude: 40.7678, longitude: -73.9718)
+        var station = Feature(geometry: .point(spot), title: "A station with a long name")
+        station.style.markerSymbol = "subway"
+        var poi = Feature(geometry: .point(Coordinate(latitude: spot.latitude, longitude: spot.longitude + 0.00002)), title: "A quest with a long name")
+        poi.style.markerSymbol = "star"
+        // At zoom 10 the two icons are on one pixel: only one label of the four candidates each fits... or none overlaps.
+        let index = LabelIndex(layers: [LabelIndex.Layer(features: [station, poi])])
+        let labels = index.placement(zoom: 10).labels
+        #expect(labels.first?.text == "A quest with a long name" && labels.first?.kind == .poi)
+        let boosted = LabelIndex(layers: [LabelIndex.Layer(features: [poi]), LabelIndex.Layer(features: [station], priority: 100)])
+        #expect(boosted.placement(zoom: 10).labels.first?.text == "A station with a long name")
+    }
+
+    /// A named line is labelled along its longest segment, rotated to it and upright.
+    @Test func pathNamesFollowTheLongestSegment() throws {
+        // West to east and down (south): a long diagonal, then a short stub.
+        let a = Coordinate(latitude: 40.770, longitude: -73.980), b = Coordinate(latitude: 40.765, longitude: -73.970)
+        let c = Coordinate(latitude: 40.7651, longitude: -73.9699)
+        let line = Feature(geometry: .lineString([c, b, a]), title: "The Mall")
+        let placement = LabelIndex(layers: [LabelIndex.Layer(features: [line])]).placement(zoom: 16)
+        let label = try #require(placement.labels.first)
+        #expect(label.kind == .path)
+        let world = 256 * pow(2, 16.0)
+        let pa = PixelPoint(x: MapPoint(a).x * world, y: MapPoint(a).y * world), pb = PixelPoint(x: MapPoint(b).x * world, y: MapPoint(b).y * world)
+        #expect(abs(label.angle - atan2(pb.y - pa.y, pb.x - pa.x)) < 1e-9, "west to east, whatever the line's direction")
+        #expect(abs(label.center.x - (pa.x + pb.x) / 2) < 1e-6 && abs(label.center.y - (pa.y + pb.y) / 2) < 1e-6)
+        // Drawn rotated: the text's ink runs along the segment.
+        let snapshot = try Canvas(width: 256, height: 256)
+        FeatureRenderer().drawLabels(placement.labels, on: snapshot, projection: MapProjection(zoom: 16, origin: PixelPoint(x: label.center.x - 128, y: label.center.y - 128)))
+        let image = snapshot.makeImage()
+        keep(image, "labels-path")
+        let inked = (0..<256).flatMap { y in (0..<256).map { (x: $0, y: y) } }.filter { image[$0.x, $0.y].alpha > 200 && image[$0.x, $0.y].red < 120 }
+        #expect(inked.count > 50)
+        // Dark ink lies near the line through the centre at the label's angle.
+        let far = inked.filter { p in abs(-sin(label.angle) * (Double(p.x) - 128) + cos(label.angle) * (Double(p.y) - 128)) > 12 }
+        #expect(far.isEmpty, "\(far.count) dark pixels away from the path")
+    }
+
+    /// Hostile titles: 10,000 characters, control characters, bidi overrides.
+    @Test func labelTextIsCleanedAndCut() async throws {
+        let long = String(repeating: "Ab", count: 5_000)
+        let cut = try #require(LabelText.clean(long))
+        #expect(cut.count == LabelText.maxCharacters && cut.hasSuffix("…") && cut.hasPrefix("AbAb"))
+        #expect(LabelText.clean("Bethesda\u{0}\u{7}\u{1B}[31m\nFountain\u{202E}\t") == "Bethesda[31m Fountain")
+        #expect(LabelText.clean("\u{0}\u{1}\n \t") == nil)
+        // One letter with 100,000 combining marks: cut too (to `maxScalars` scalars).
+        let zalgo = "Z" + String(repeating: "\u{0301}", count: 100_000)
+        #expect((LabelText.clean(zalgo)?.unicodeScalars.count ?? 0) <= LabelText.maxScalars + 1)
+        // Through a snapshot: the drawn label is the cut text.
+        let marker = Feature(geometry: .point(Self.park), title: String(repeating: "x", count: 10_000) + "\u{0}")
+        let snapshot = try await Snapshotter.render(SnapshotOptions(region: .center(Self.park, zoom: 16), width: 800, height: 200, features: [marker]))
+        let labels = try reportedLabels(snapshot).labels
+        #expect(labels.map(\.text) == [String(repeating: "x", count: 63) + "…"])
+    }
+
+    /// Tiles drawn at the same time all see one placement, the same as one thread's.
+    @Test func placementIsTheSameFromManyThreads() async throws {
+        let index = LabelIndex(layers: [LabelIndex.Layer(features: try centralParkNamed())])
+        let reference = LabelIndex(layers: [LabelIndex.Layer(features: try centralParkNamed())]).placement(zoom: 15).labels
+        let results = await withTaskGroup(of: [PlacedLabel].self) { group in
+            for _ in 0..<8 { group.addTask { index.placement(zoom: 15).labels } }
+            return await group.reduce(into: [[PlacedLabel]]()) { $0.append($1) }
+        }
+        #expect(results.count == 8 && results.allSatisfy { $0 == reference })
+    }
+
+    /// Nine tiles stitched are the snapshot of the same area, labels crossing tile edges
+    /// included, up to antialiasing.
+    @Test(arguments: [15, 16])
+    func stitchedTilesEqualASnapshot(zoom: Int) async throws {
+        let features = try centralParkNamed()
+        let source = FeatureTileSource(name: "park", features: features)
+        let middle = TileID(containing: Coordinate(latitude: 40.7655, longitude: -73.9745), zoom: zoom)
+        let background = Color(hex: "#f2efe9")!
+        let stitched = try Canvas(width: 768, height: 768, background: background)
+        for dy in -1...1 {
+            for dx in -1...1 {
+                let tile = TileID(z: zoom, x: middle.x + dx, y: middle.y + dy)
+                if let canvas = try source.draw(TileRequest(tile, scale: 1)) {
+                    stitched.draw(canvas.makeImage(), x: Double((dx + 1) * 256), y: Double((dy + 1) * 256), width: 256, height: 256, interpolation: .nearest)
+                }
+            }
+        }
+        // The labels that cross an inner tile edge: the test is about them.
+        let placement = source.labelIndex.placement(zoom: Double(zoom))
+        let crossing = placement.labels.filter { label in
+            (0...1).contains { i in
+                let edgeX = Double((middle.x + i) * 256), edgeY = Double((middle.y + i) * 256)
+                return (label.box.minX < edgeX && edgeX < label.box.maxX && label.box.maxY > Double((middle.y - 1) * 256) && label.box.minY < Double((middle.y + 2) * 256))
+                    || (label.box.minY < edgeY && edgeY < label.box.maxY && label.box.maxX > Double((middle.x - 1) * 256) && label.box.minX < Double((middle.x + 2) * 256))
+            }
+        }
+        #expect(!crossing.isEmpty, "no label crosses a tile edge in this block")
+        let centre = MapPoint(x: (Double(middle.x) + 0.5) / pow(2, Double(zoom)), y: (Double(middle.y) + 0.5) / pow(2, Double(zoom))).coordinate
+        let snapshot = try await Snapshotter.render(SnapshotOptions(region: .center(centre, zoom: Double(zoom)), width: 768, height: 768,
+                                                                    background: background, features: features))
+        let a = stitched.makeImage(), b = snapshot.image
+        var differing = 0, worst = 0
+        for y in 0..<768 {
+            for x in 0..<768 {
+                let p = a[x, y], q = b[x, y]
+                let d = max(abs(Int(p.red) - Int(q.red)), abs(Int(p.green) - Int(q.green)), abs(Int(p.blue) - Int(q.blue)))
+                worst = max(worst, d)
+                if d > 24 { differing += 1 }
+            }
+        }
+        if differing > 0 { keep(a, "labels-stitched-z\(zoom)"); keep(b, "labels-snapshot-z\(zoom)") }
+        #expect(differing <= 768 * 768 / 1000, "\(differing) pixels differ by more than 24 (worst \(worst)); \(crossing.map(\.text))")
+    }
+}
