@@ -3,7 +3,7 @@ import Canvas
 public import TileMath
 public import TileSources
 public import Features
-import Rendering
+public import Rendering
 public import Game
 
 /// A layer ready to draw: its spec, its source behind its options, and for a feature
@@ -136,4 +136,11 @@ public struct ComposedSource: TileSource {
     }
 
     public func tile(_ request: TileRequest) async throws -> TileResult { try await composer.tile(request) }
+}
+
+extension ComposedSource: LabelledTileSource {
+    /// The labels of its features layers: a snapshot of the composed map reports them.
+    public var labelLayers: [(index: LabelIndex, layer: Int)] {
+        composer.layers.flatMap { ($0.source as? any LabelledTileSource)?.labelLayers ?? [] }
+    }
 }

@@ -32,6 +32,9 @@ public struct SnapshotOptions: Sendable {
     public var maxZoom: Double
     /// Images of the features' image overlays, by name.
     public var images: [String: RGBAImage] = [:]
+    /// Whose labels to report when there is no `base` to draw (a static image's `.json`
+    /// twin: where the map's labels would be, without drawing its tiles).
+    public var reportedBaseLabels: (any LabelledTileSource)?
 
     public init(region: SnapshotRegion, width: Int, height: Int, scale: Int = 1, base: TileLayer? = nil,
                 background: Color = Color(hex: "#f2efe9")!, features: [Feature] = [], attribution: String? = nil, maxZoom: Double = 19) {
@@ -159,6 +162,7 @@ public enum Snapshotter {
                                 y: (world.y * worldSize - Double(options.height) * scale / 2).rounded())
         let projection = MapProjection(zoom: zoom, tileSize: tileSize, scale: scale, origin: origin)
         let canvas = try Canvas(width: options.width * options.scale, height: options.height * options.scale, background: options.background)
+        var baseLabels = [SnapshotLabel](), baseCounts = LabelCounts(named: 0, labelled: 0)
         if let base = options.base { try await drawBase(base, on: canvas, projection: projection) }
         let renderer = FeatureRenderer(images: options.images)
         let placement = LabelIndex(layers: [LabelIndex.Layer(features: options.features, renderer: renderer)])
@@ -173,9 +177,31 @@ public enum Snapshotter {
         }
         let geometry = SnapshotGeometry(center: center, zoom: zoom, width: options.width, height: options.height,
                                         scale: options.scale, projection: projection)
+        if let labelled = options.base?.source as? any LabelledTileSource ?? options.reportedBaseLabels {
+            (baseLabels, baseCounts) = self.baseLabels(labelled, geometry: geometry)
+        }
         return Snapshot(image: canvas.makeImage(), geometry: geometry, markers: placedMarkers(options.features, geometry: geometry),
-                        labels: labels.filter { $0.box.intersects(view) }.map { geometry.snapshotLabel($0, zoom: zoom) },
-                        labelCounts: LabelCounts(named: placement.namedFeatures, labelled: placement.labelledFeatures))
+                        labels: baseLabels + labels.filter { $0.box.intersects(view) }.map { geometry.snapshotLabel($0, zoom: zoom) },
+                        labelCounts: LabelCounts(named: placement.namedFeatures + baseCounts.named,
+                                                 labelled: placement.labelledFeatures + baseCounts.labelled))
+    }
+
+    /// The labels a base's tiles drew on the image (placed at the tiles' whole zoom, as
+    /// `drawBase` chooses it), and their counts over the whole base.
+    static func baseLabels(_ source: any LabelledTileSource, geometry: SnapshotGeometry) -> ([SnapshotLabel], LabelCounts) {
+        let tileZoom = Double(max(0, min(TileID.maxZoom, Int(geometry.zoom.rounded()))))
+        let window = geometry.worldBox(atZoom: tileZoom)
+        var labels = [SnapshotLabel](), counts = LabelCounts(named: 0, labelled: 0)
+        var counted = Set<ObjectIdentifier>()
+        for (index, layer) in source.labelLayers {
+            let placement = index.placement(zoom: tileZoom, tileSize: geometry.projection.tileSize, scale: Double(geometry.scale))
+            labels += placement.labels(intersecting: window, layer: layer).map { geometry.snapshotLabel($0, zoom: tileZoom) }
+            if counted.insert(ObjectIdentifier(index)).inserted {
+                counts.named += placement.namedFeatures
+                counts.labelled += placement.labelledFeatures
+            }
+        }
+        return (labels, counts)
     }
 
     /// The markers among the features (the points FeatureRenderer draws as markers) and where they landed.
