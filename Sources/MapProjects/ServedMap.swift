@@ -29,6 +29,8 @@ public struct ServedMap: Sendable {
     public let bounds: BoundingBox?
     /// `Cache-Control: max-age` of the composed map: the shortest of its visible layers'.
     public let composedMaxAge: Int
+    /// The labels of the visible features layers, placed together once per zoom.
+    public let labels: LabelIndex
 
     public init(_ project: MapProject) throws {
         self.project = project
@@ -54,6 +56,7 @@ public struct ServedMap: Sendable {
             }
         }
         let labels = LabelIndex(layers: labelLayers)
+        self.labels = labels
         for spec in project.layers {
             var features = [Feature]()
             var remoteSource: RemoteTileSource?

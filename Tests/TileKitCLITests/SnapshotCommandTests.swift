@@ -28,6 +28,13 @@ import Canvas
         #expect(geometry["scale"] as? Int == 2 && geometry["width"] as? Int == 320 && (geometry["bbox"] as! [Double]).count == 4)
         let pixel = image[Int(marker["x"]! * 2), Int(marker["y"]! * 2)]
         #expect(pixel.distance(to: Pixel(Color(hex: "#b3261e")!)) < 10)
+        // The store's label: its text and its box (CSS pixels) right of its icon; counted.
+        let labels = try #require(geometry["labels"] as? [[String: Any]])
+        let store = try #require(labels.first)
+        #expect(labels.count == 1 && store["text"] as? String == #"The "Plaza" store"# && store["kind"] as? String == "poi")
+        let storeMarker = markers[0]
+        #expect((store["x"] as! Double) > (storeMarker["x"] as! Double) + 10)
+        #expect(geometry["labelCounts"] as? [String: Double] == ["zoom": geometry["zoom"] as! Double, "named": 1, "labelled": 1, "drawn": 1])
     }
 
     @Test func badSnapshotsAreNamed() async throws {
