@@ -128,11 +128,12 @@ func reportedLabels(_ snapshot: Snapshot) throws -> (labels: [ReportedLabel], co
         // One letter with 100,000 combining marks: cut too (to `maxScalars` scalars).
         let zalgo = "Z" + String(repeating: "\u{0301}", count: 100_000)
         #expect((LabelText.clean(zalgo)?.unicodeScalars.count ?? 0) <= LabelText.maxScalars + 1)
-        // Through a snapshot: the drawn label is the cut text.
-        let marker = Feature(geometry: .point(Self.park), title: String(repeating: "x", count: 10_000) + "\u{0}")
-        let snapshot = try await Snapshotter.render(SnapshotOptions(region: .center(Self.park, zoom: 16), width: 800, height: 200, features: [marker]))
+        // Through a snapshot of a committed file: the drawn labels are the cut and cleaned text.
+        let hostile = try GeoJSON.load(URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/hostile-labels.geojson"))
+        #expect(hostile[0].title?.count == 10_000)
+        let snapshot = try await Snapshotter.render(SnapshotOptions(region: .center(Self.park, zoom: 16), width: 800, height: 400, features: hostile))
         let labels = try reportedLabels(snapshot).labels
-        #expect(labels.map(\.text) == [String(repeating: "x", count: 63) + "…"])
+        #expect(labels.map(\.text) == [String(repeating: "x", count: 63) + "…", "Bethesda[31m Fountain"])
     }
 
     /// Tiles drawn at the same time all see one placement, the same as one thread's.

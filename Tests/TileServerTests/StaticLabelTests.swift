@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TileMath
 import Canvas
+import MapProjects
 @testable import TileServer
 import HTTPServer
 
@@ -36,5 +37,42 @@ import HTTPServer
             return n
         }
         #expect(darkPixels(x, y) > 40, "the label's ink is in its reported box")
+    }
+}
+
+/// A map whose game route is an Xcode location file loads and plays (the `/play` stream
+/// plays `RoutePlayback.load`'s route); a bad one is refused when the map loads, naming the waypoint.
+@Suite struct XcodeRouteMapTests {
+    @Test func xcodeRoutesLoadAndBadOnesAreNamed() throws {
+        let fixture = try ProjectFixture()
+        defer { fixture.remove() }
+        try Data(#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[-73.97187,40.767769]},"properties":{"id":"goblin","kind":"monster"}}]}"#.utf8)
+            .write(to: fixture.folder.appendingPathComponent("pois.geojson"))
+        let header = "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\" creator=\"Xcode\">\n"
+        try Data((header + """
+          <wpt lat="40.7648" lon="-73.9733"><time>2014-07-10T16:00:00Z</time></wpt>
+          <wpt lat="40.7678" lon="-73.9719"><time>2014-07-10T16:04:00Z</time></wpt>
+        </gpx>
+        """).utf8).write(to: fixture.folder.appendingPathComponent("xcode.gpx"))
+        try Data((header + """
+          <wpt lat="40.7648" lon="-73.9733"><time>2014-07-10T16:04:00Z</time></wpt>
+          <wpt lat="40.7678" lon="-73.9719"><time>2014-07-10T16:00:00Z</time></wpt>
+        </gpx>
+        """).utf8).write(to: fixture.folder.appendingPathComponent("backwards.gpx"))
+        func map(_ route: String) throws -> URL {
+            let file = fixture.folder.appendingPathComponent("game-\(route).json")
+            try Data(#"{"name": "g", "layers": [{"id": "grid", "type": "generated"}], "game": {"pois": "pois.geojson", "routes": {"walk": "\#(route)"}}}"#.utf8).write(to: file)
+            return file
+        }
+        let served = try ServedMap(try MapProjectReader.load(try map("xcode.gpx")))
+        #expect(served.project.game?.routes["walk"]?.hasSuffix("xcode.gpx") == true)
+        let backwards = try map("backwards.gpx")
+        do {
+            _ = try MapProjectReader.load(backwards)
+            Issue.record("a route whose times go backwards was accepted")
+        } catch {
+            let text = error.problems.map { "\($0.path): \($0.message)" }
+            #expect(text.contains { $0.hasPrefix("game.routes.walk:") && $0.contains("wpt[1] (line 4") && $0.contains("times must go forward") }, "\(text)")
+        }
     }
 }
