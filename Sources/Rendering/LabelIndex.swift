@@ -30,9 +30,12 @@ public final class LabelIndex: Sendable {
     /// Placements kept, at most: every whole zoom at two scales and some fractional
     /// zooms of snapshots. Past it the cache starts again (a placement is cheap to redo).
     static let cacheLimit = 64
+    /// Text sizes kept, at most (a few scales of every label of a large map).
+    static let sizeCacheLimit = 1_000_000
 
     let placer: LabelPlacer
-    private let cache = Mutex<[Key: LabelPlacement]>([:])
+    /// Placements by zoom, and the text sizes measured for them (the same at every zoom).
+    private let cache = Mutex<(placements: [Key: LabelPlacement], sizes: [LabelPlacer.SizeKey: PixelSize])>(([:], [:]))
 
     public init(layers: [Layer]) {
         placer = LabelPlacer(layers: layers)
@@ -44,11 +47,12 @@ public final class LabelIndex: Sendable {
     /// The labels at a zoom, computed on first use and kept. Thread-safe.
     public func placement(zoom: Double, tileSize: Int = 256, scale: Double = 1) -> LabelPlacement {
         let key = Key(zoom: zoom, tileSize: tileSize, scale: scale)
-        return cache.withLock { placements in
-            if let placement = placements[key] { return placement }
-            let placement = placer.place(zoom: zoom, tileSize: tileSize, scale: scale)
-            if placements.count >= Self.cacheLimit { placements.removeAll() }
-            placements[key] = placement
+        return cache.withLock { cache in
+            if let placement = cache.placements[key] { return placement }
+            let placement = placer.place(zoom: zoom, tileSize: tileSize, scale: scale, sizes: &cache.sizes)
+            if cache.placements.count >= Self.cacheLimit { cache.placements.removeAll() }
+            if cache.sizes.count > Self.sizeCacheLimit { cache.sizes.removeAll() }
+            cache.placements[key] = placement
             return placement
         }
     }

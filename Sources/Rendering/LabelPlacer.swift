@@ -89,7 +89,14 @@ struct LabelPlacer: Sendable {
         namedFeatures = named.count
     }
 
-    func place(zoom: Double, tileSize: Int, scale: Double) -> LabelPlacement {
+    /// A label's text in a font (scaled): its size is the same at every zoom.
+    struct SizeKey: Hashable, Sendable {
+        let text: String
+        let font: Font
+    }
+
+    /// Places every label at a zoom; `sizes` keeps text sizes from one zoom to the next.
+    func place(zoom: Double, tileSize: Int, scale: Double, sizes: inout [SizeKey: PixelSize]) -> LabelPlacement {
         let started = ContinuousClock.now
         let world = Double(tileSize) * scale * pow(2, zoom)
         var grid = SpatialGrid(cell: Self.cell * scale)
@@ -97,17 +104,22 @@ struct LabelPlacer: Sendable {
         var labelGrid = SpatialGrid(cell: Self.cell * scale)
         var placed = [PlacedLabel]()
         var labelled = Set<[Int]>()
-        var sizes = [String: PixelSize]()
-        let measurer = try? Canvas(width: 1, height: 1)
+        var measurer: Canvas?
         let gap = Self.gap * scale
         for entry in entries {
             var style = entry.style
             style.font.size *= scale
             style.halo?.width *= scale
             let halo = style.halo?.width ?? 0
-            let key = "\(entry.kind.rawValue)\u{0}\(entry.text)"
-            let textSize = sizes[key] ?? measurer?.measureText(entry.text, style: style) ?? PixelSize(width: 0, height: 0)
-            sizes[key] = textSize
+            let key = SizeKey(text: entry.text, font: style.font)
+            let textSize: PixelSize
+            if let known = sizes[key] {
+                textSize = known
+            } else {
+                if measurer == nil { measurer = try? Canvas(width: 1, height: 1) }
+                textSize = measurer?.measureText(entry.text, style: style) ?? PixelSize(width: 0, height: 0)
+                sizes[key] = textSize
+            }
             let size = PixelSize(width: textSize.width + 2 * halo, height: textSize.height + 2 * halo)
             guard size.width > 0, size.height > 0 else { continue }
             for (center, angle) in candidates(entry.anchor, size: size, world: world, scale: scale) {

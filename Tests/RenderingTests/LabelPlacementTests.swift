@@ -78,6 +78,39 @@ func reportedLabels(_ snapshot: Snapshot) throws -> (labels: [ReportedLabel], co
         #expect(index.placement(zoom: 13).labels == low.labels)
     }
 
+    /// At every zoom of the demo map, @1x and @2x: no two labels meet, and none meets an icon.
+    @Test func noLabelCollidesAtAnyZoom() throws {
+        let features = try centralParkNamed()
+        let index = LabelIndex(layers: [LabelIndex.Layer(features: features)])
+        let renderer = FeatureRenderer()
+        for scale in [1.0, 2.0] {
+            for zoom in 10...20 {
+                let placement = index.placement(zoom: Double(zoom), scale: scale)
+                let world = 256 * scale * pow(2, Double(zoom))
+                let icons = features.flatMap { feature in
+                    LabelPlacer.markerPoints(feature).map { c in
+                        renderer.iconBox(for: feature).scaled(by: scale).offset(x: MapPoint(c).x * world, y: MapPoint(c).y * world)
+                    }
+                }
+                for (i, a) in placement.labels.enumerated() {
+                    for b in placement.labels[(i + 1)...] { #expect(!a.box.intersects(b.box), "z\(zoom) @\(scale)x: \(a.text) meets \(b.text)") }
+                    for icon in icons { #expect(!a.box.intersects(icon), "z\(zoom) @\(scale)x: \(a.text) covers an icon") }
+                }
+            }
+        }
+    }
+
+    /// Coordinates at a pole, NaN or far beyond the world: nothing placed for them, no trap.
+    @Test func hostileCoordinatesPlaceNothing() {
+        let bad = [Coordinate(latitude: 90, longitude: 0), Coordinate(latitude: .nan, longitude: 10), Coordinate(latitude: 10, longitude: .infinity)]
+        var features = bad.map { Feature(geometry: .point($0), title: "Bad point") }
+        features.append(Feature(geometry: .lineString(bad), title: "Bad line"))
+        features.append(Feature(geometry: .polygon([bad + [bad[0]]]), title: "Bad area"))
+        features.append(Feature(geometry: .point(Self.park), title: "Good"))
+        let labels = LabelIndex(layers: [LabelIndex.Layer(features: features)]).placement(zoom: 12).labels
+        #expect(labels.map(\.text) == ["Good"])
+    }
+
     /// Points of interest win over stations at the same spot; a layer's own priority wins over both.
     @Test func prioritiesDecideWhoIsDrawn() {
         let spot = Coordinate(latitude: 40.7678, longitude: -73.9718)
