@@ -62,3 +62,24 @@ import Canvas
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 }
+
+/// `validate --labels`: how many named features get a label at each zoom of the map.
+@Suite struct ValidateLabelsTests {
+    @Test func countsLabelledFeaturesPerZoom() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tilekit-labels-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Five names 33 m apart, one above the other: apart at zoom 17, on one spot at zoom 12
+        // (where four candidates around it hold four labels at most).
+        try Data(##"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[-73.9712,40.7644]},"properties":{"title":"Quest number 0"}},{"type":"Feature","geometry":{"type":"Point","coordinates":[-73.9712,40.7647]},"properties":{"title":"Quest number 1"}},{"type":"Feature","geometry":{"type":"Point","coordinates":[-73.9712,40.765]},"properties":{"title":"Quest number 2"}},{"type":"Feature","geometry":{"type":"Point","coordinates":[-73.9712,40.7653]},"properties":{"title":"Quest number 3"}},{"type":"Feature","geometry":{"type":"Point","coordinates":[-73.9712,40.7656]},"properties":{"title":"Quest number 4"}}]}"##.utf8)
+            .write(to: directory.appendingPathComponent("pins.geojson"))
+        let map = directory.appendingPathComponent("map.json")
+        try Data(#"{"name": "m", "minzoom": 12, "maxzoom": 17, "layers": [{"id": "pins", "type": "features", "files": ["pins.geojson"]}]}"#.utf8).write(to: map)
+        let run = await CLIRun(["validate", map.path, "--labels"])
+        #expect(run.exitCode == 0, "\(run.error)")
+        let lines = run.output.filter { $0.contains("labels z") }
+        #expect(lines.count == 6, "\(run.output)")
+        #expect(lines.first.map { $0.hasPrefix("  labels z12: ") && !$0.hasPrefix("  labels z12: 5") && $0.contains(" of 5 named features drawn") } == true, "\(lines)")
+        #expect(lines.last?.hasPrefix("  labels z17: 5 of 5 named features drawn") == true, "\(lines)")
+    }
+}
