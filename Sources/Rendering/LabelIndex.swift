@@ -44,6 +44,20 @@ public final class LabelIndex: Sendable {
     /// Every label that has some text (after `LabelText.clean`): features with a title.
     public var namedFeatureCount: Int { placer.namedFeatures }
 
+    /// The labels at a zoom placed around `obstacles` too (world pixels: what is already
+    /// drawn under them, a snapshot's base labels and icons), computed each time.
+    public func placement(zoom: Double, tileSize: Int = 256, scale: Double = 1, avoiding obstacles: [PixelBox]) -> LabelPlacement {
+        guard !obstacles.isEmpty else { return placement(zoom: zoom, tileSize: tileSize, scale: scale) }
+        return cache.withLock { cache in
+            placer.place(zoom: zoom, tileSize: tileSize, scale: scale, obstacles: obstacles, sizes: &cache.sizes)
+        }
+    }
+
+    /// The boxes of every marker's icon at a zoom, world pixels.
+    public func iconBoxes(zoom: Double, tileSize: Int = 256, scale: Double = 1) -> [PixelBox] {
+        placer.iconBoxes(world: Double(tileSize) * scale * Foundation.pow(2, zoom), scale: scale)
+    }
+
     /// The labels at a zoom, computed on first use and kept. Thread-safe.
     public func placement(zoom: Double, tileSize: Int = 256, scale: Double = 1) -> LabelPlacement {
         let key = Key(zoom: zoom, tileSize: tileSize, scale: scale)

@@ -95,12 +95,13 @@ struct LabelPlacer: Sendable {
         let font: Font
     }
 
-    /// Places every label at a zoom; `sizes` keeps text sizes from one zoom to the next.
-    func place(zoom: Double, tileSize: Int, scale: Double, sizes: inout [SizeKey: PixelSize]) -> LabelPlacement {
+    /// Places every label at a zoom, around `obstacles` (world pixels) as well as the icons;
+    /// `sizes` keeps text sizes from one zoom to the next.
+    func place(zoom: Double, tileSize: Int, scale: Double, obstacles: [PixelBox] = [], sizes: inout [SizeKey: PixelSize]) -> LabelPlacement {
         let started = ContinuousClock.now
         let world = Double(tileSize) * scale * pow(2, zoom)
         var grid = SpatialGrid(cell: Self.cell * scale)
-        for (point, icon) in icons { grid.insert(icon.scaled(by: scale).offset(x: point.x * world, y: point.y * world)) }
+        for box in iconBoxes(world: world, scale: scale) + obstacles { grid.insert(box) }
         var labelGrid = SpatialGrid(cell: Self.cell * scale)
         var placed = [PlacedLabel]()
         var labelled = Set<[Int]>()
@@ -138,6 +139,11 @@ struct LabelPlacer: Sendable {
                               labelledFeatures: labelled.count,
                               milliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15,
                               grid: labelGrid)
+    }
+
+    /// Every marker's icon in world pixels (`world` pixels across).
+    func iconBoxes(world: Double, scale: Double) -> [PixelBox] {
+        icons.map { point, icon in icon.scaled(by: scale).offset(x: point.x * world, y: point.y * world) }
     }
 
     /// Where a label may go, best first: its centre (world pixels) and angle.

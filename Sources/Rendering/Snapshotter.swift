@@ -162,11 +162,17 @@ public enum Snapshotter {
                                 y: (world.y * worldSize - Double(options.height) * scale / 2).rounded())
         let projection = MapProjection(zoom: zoom, tileSize: tileSize, scale: scale, origin: origin)
         let canvas = try Canvas(width: options.width * options.scale, height: options.height * options.scale, background: options.background)
-        var baseLabels = [SnapshotLabel](), baseCounts = LabelCounts(named: 0, labelled: 0)
         if let base = options.base { try await drawBase(base, on: canvas, projection: projection) }
+        let geometry = SnapshotGeometry(center: center, zoom: zoom, width: options.width, height: options.height,
+                                        scale: options.scale, projection: projection)
+        // A labelled base's labels and icons (drawn in its tiles): the features' labels avoid them.
+        var base = (labels: [SnapshotLabel](), counts: LabelCounts(named: 0, labelled: 0), obstacles: [PixelBox]())
+        if let labelled = options.base?.source as? any LabelledTileSource ?? options.reportedBaseLabels {
+            base = baseLabels(labelled, geometry: geometry)
+        }
         let renderer = FeatureRenderer(images: options.images)
         let placement = LabelIndex(layers: [LabelIndex.Layer(features: options.features, renderer: renderer)])
-            .placement(zoom: zoom, tileSize: tileSize, scale: scale)
+            .placement(zoom: zoom, tileSize: tileSize, scale: scale, avoiding: base.obstacles)
         let view = PixelBox(minX: 0, minY: 0, maxX: Double(canvas.width), maxY: Double(canvas.height)).offset(x: origin.x, y: origin.y)
         let labels = placement.labels(intersecting: view.grown(by: 4 * scale))
         renderer.draw(options.features, on: canvas, projection: projection, labels: labels)
@@ -175,33 +181,35 @@ public enum Snapshotter {
                             style: TextStyle(font: Font(size: 10 * scale), color: Color(hex: "#333333")!,
                                              halo: Halo(color: Color.white.withAlpha(0.8), width: 2 * scale), anchor: PixelPoint(x: 1, y: 1)))
         }
-        let geometry = SnapshotGeometry(center: center, zoom: zoom, width: options.width, height: options.height,
-                                        scale: options.scale, projection: projection)
-        if let labelled = options.base?.source as? any LabelledTileSource ?? options.reportedBaseLabels {
-            (baseLabels, baseCounts) = self.baseLabels(labelled, geometry: geometry)
-        }
         return Snapshot(image: canvas.makeImage(), geometry: geometry, markers: placedMarkers(options.features, geometry: geometry),
-                        labels: baseLabels + labels.filter { $0.box.intersects(view) }.map { geometry.snapshotLabel($0, zoom: zoom) },
-                        labelCounts: LabelCounts(named: placement.namedFeatures + baseCounts.named,
-                                                 labelled: placement.labelledFeatures + baseCounts.labelled))
+                        labels: base.labels + labels.filter { $0.box.intersects(view) }.map { geometry.snapshotLabel($0, zoom: zoom) },
+                        labelCounts: LabelCounts(named: placement.namedFeatures + base.counts.named,
+                                                 labelled: placement.labelledFeatures + base.counts.labelled))
     }
 
     /// The labels a base's tiles drew on the image (placed at the tiles' whole zoom, as
-    /// `drawBase` chooses it), and their counts over the whole base.
-    static func baseLabels(_ source: any LabelledTileSource, geometry: SnapshotGeometry) -> ([SnapshotLabel], LabelCounts) {
+    /// `drawBase` chooses it), their counts over the whole base, and their boxes and the
+    /// base's icons in the snapshot's world pixels (for the features' labels to avoid).
+    static func baseLabels(_ source: any LabelledTileSource, geometry: SnapshotGeometry)
+        -> (labels: [SnapshotLabel], counts: LabelCounts, obstacles: [PixelBox]) {
         let tileZoom = Double(max(0, min(TileID.maxZoom, Int(geometry.zoom.rounded()))))
         let window = geometry.worldBox(atZoom: tileZoom)
-        var labels = [SnapshotLabel](), counts = LabelCounts(named: 0, labelled: 0)
+        let toSnapshot = pow(2, geometry.zoom - tileZoom)
+        let tileSize = geometry.projection.tileSize, scale = Double(geometry.scale)
+        var labels = [SnapshotLabel](), counts = LabelCounts(named: 0, labelled: 0), obstacles = [PixelBox]()
         var counted = Set<ObjectIdentifier>()
         for (index, layer) in source.labelLayers {
-            let placement = index.placement(zoom: tileZoom, tileSize: geometry.projection.tileSize, scale: Double(geometry.scale))
-            labels += placement.labels(intersecting: window, layer: layer).map { geometry.snapshotLabel($0, zoom: tileZoom) }
+            let placement = index.placement(zoom: tileZoom, tileSize: tileSize, scale: scale)
+            let drawn = placement.labels(intersecting: window, layer: layer)
+            labels += drawn.map { geometry.snapshotLabel($0, zoom: tileZoom) }
+            obstacles += drawn.map { $0.box.scaled(by: toSnapshot) }
             if counted.insert(ObjectIdentifier(index)).inserted {
                 counts.named += placement.namedFeatures
                 counts.labelled += placement.labelledFeatures
+                obstacles += index.iconBoxes(zoom: tileZoom, tileSize: tileSize, scale: scale).filter { $0.intersects(window) }.map { $0.scaled(by: toSnapshot) }
             }
         }
-        return (labels, counts)
+        return (labels, counts, obstacles)
     }
 
     /// The markers among the features (the points FeatureRenderer draws as markers) and where they landed.

@@ -37,6 +37,19 @@ import HTTPServer
             return n
         }
         #expect(darkPixels(x, y) > 40, "the label's ink is in its reported box")
+
+        // A posted feature on the goblin's spot: its label avoids the map's (both reported, apart).
+        let posted = await server.handle(HTTPRequest(method: "POST", path: path + ".json",
+                                                     body: Array(#"{"type":"Feature","geometry":{"type":"Point","coordinates":[-73.97187,40.767769]},"properties":{"title":"Meet here"}}"#.utf8)))
+        let both = try #require(try JSONSerialization.jsonObject(with: Data(posted.body)) as? [String: Any])
+        let boxes = try #require(both["labels"] as? [[String: Any]]).map { o -> (String, Double, Double, Double, Double) in
+            (o["text"] as? String ?? "", o["x"] as? Double ?? 0, o["y"] as? Double ?? 0, o["width"] as? Double ?? 0, o["height"] as? Double ?? 0)
+        }
+        #expect(boxes.map(\.0) == ["Goblin", "Meet here"], "\(boxes)")
+        if boxes.count == 2 {
+            let (a, b) = (boxes[0], boxes[1])
+            #expect(a.1 + a.3 <= b.1 || b.1 + b.3 <= a.1 || a.2 + a.4 <= b.2 || b.2 + b.4 <= a.2, "\(boxes)")
+        }
     }
 }
 
