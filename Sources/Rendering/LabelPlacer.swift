@@ -11,6 +11,7 @@ import Features
 ///   it, when its drawn shape is at least half as wide as the label.
 /// - A named line is labelled straight along its longest segments that hold the text
 ///   (rotated to the segment, never upside down).
+/// - A path or area name is not repeated within `repeatDistance` of the same name.
 /// - Order: priority (see `LabelKind.defaultPriority`), then layer order, then feature order.
 /// - A label with no free candidate is dropped at that zoom; it comes back at zooms where
 ///   it fits. Collisions are found through a grid of cells (`SpatialGrid`), not by
@@ -45,6 +46,9 @@ struct LabelPlacer: Sendable {
     static let gap = 2.0
     /// Grid cell side, CSS pixels.
     static let cell = 64.0
+    /// A path or area name is not written again closer than this to itself, CSS pixels
+    /// (OpenStreetMap splits a street into many ways, each with the name).
+    static let repeatDistance = 256.0
     /// Segments tried per line for a path label.
     static let segmentsPerLine = 4
 
@@ -107,6 +111,9 @@ struct LabelPlacer: Sendable {
         var labelled = Set<[Int]>()
         var measurer: Canvas?
         let gap = Self.gap * scale
+        // Where each path and area name is already written (a street split into many ways).
+        var written = [String: [PixelPoint]]()
+        let repeatDistance = Self.repeatDistance * scale
         for entry in entries {
             var style = entry.style
             style.font.size *= scale
@@ -126,6 +133,11 @@ struct LabelPlacer: Sendable {
             for (center, angle) in candidates(entry.anchor, size: size, world: world, scale: scale) {
                 let box = Self.box(center: center, size: size, angle: angle)
                 guard box.isValid, box.minY >= 0, box.maxY <= world, !grid.hits(box.grown(by: gap)) else { continue }
+                if entry.kind == .path || entry.kind == .landmark {
+                    let nearby = written[entry.text]?.contains { hypot($0.x - center.x, $0.y - center.y) < repeatDistance } ?? false
+                    if nearby { continue }
+                    written[entry.text, default: []].append(center)
+                }
                 grid.insert(box)
                 labelGrid.insert(box)
                 placed.append(PlacedLabel(text: entry.text, kind: entry.kind, layer: entry.layer, feature: entry.feature,

@@ -151,6 +151,20 @@ func reportedLabels(_ snapshot: Snapshot) throws -> (labels: [ReportedLabel], co
         #expect(far.isEmpty, "\(far.count) dark pixels away from the path")
     }
 
+    /// A street split into ways, each named: written once per stretch, not once per way.
+    @Test func aNameSplitIntoManyWaysIsNotRepeatedNearby() {
+        let ways = (0..<8).map { i in
+            Feature(geometry: .lineString([Coordinate(latitude: 40.77, longitude: -73.98 + Double(i) * 0.002),
+                                           Coordinate(latitude: 40.77, longitude: -73.98 + Double(i + 1) * 0.002)]), title: "Central Park South")
+        }
+        // At zoom 17 a way is ~190 px, the whole street ~1500 px: a few labels, each 256 px or more apart.
+        let labels = LabelIndex(layers: [LabelIndex.Layer(features: ways)]).placement(zoom: 17).labels
+        #expect((2...5).contains(labels.count), "\(labels.count)")
+        for (i, a) in labels.enumerated() {
+            for b in labels[(i + 1)...] { #expect(hypot(a.center.x - b.center.x, a.center.y - b.center.y) >= 256) }
+        }
+    }
+
     /// Hostile titles: 10,000 characters, control characters, bidi overrides.
     @Test func labelTextIsCleanedAndCut() async throws {
         let long = String(repeating: "Ab", count: 5_000)
