@@ -51,7 +51,8 @@ public struct ServedMap: Sendable {
             if spec.visible {
                 var renderer = FeatureRenderer(images: images)
                 renderer.antialias = spec.antialias
-                labelLayers.append(LabelIndex.Layer(features: features, renderer: renderer, priority: spec.labelPriority))
+                labelLayers.append(LabelIndex.Layer(features: features, renderer: renderer, priority: spec.labelPriority,
+                                                    minZoom: spec.options.minZoom, maxZoom: spec.options.maxZoom))
                 labelLayerIDs.append(spec.id)
             }
         }

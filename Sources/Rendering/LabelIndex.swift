@@ -17,11 +17,18 @@ public final class LabelIndex: Sendable {
         public var renderer: FeatureRenderer
         /// Replaces every label's kind priority in this layer (map.json `label-priority`).
         public var priority: Int?
+        /// The zooms the layer is drawn at (its `minzoom`-`maxzoom`): at other zooms its
+        /// labels and icons take no room. A fractional zoom counts as the nearest whole one.
+        public var minZoom: Int
+        public var maxZoom: Int
 
-        public init(features: [Feature], renderer: FeatureRenderer = FeatureRenderer(), priority: Int? = nil) {
+        public init(features: [Feature], renderer: FeatureRenderer = FeatureRenderer(), priority: Int? = nil,
+                    minZoom: Int = 0, maxZoom: Int = Int.max) {
             self.features = features
             self.renderer = renderer
             self.priority = priority
+            self.minZoom = minZoom
+            self.maxZoom = maxZoom
         }
     }
 
@@ -55,7 +62,7 @@ public final class LabelIndex: Sendable {
 
     /// The boxes of every marker's icon at a zoom, world pixels.
     public func iconBoxes(zoom: Double, tileSize: Int = 256, scale: Double = 1) -> [PixelBox] {
-        placer.iconBoxes(world: Double(tileSize) * scale * Foundation.pow(2, zoom), scale: scale)
+        placer.iconBoxes(world: Double(tileSize) * scale * Foundation.pow(2, zoom), scale: scale, layers: placer.shownLayers(zoom: zoom))
     }
 
     /// The labels at a zoom, computed on first use and kept. Thread-safe.

@@ -38,8 +38,10 @@ struct LabelPlacer: Sendable {
     }
 
     let entries: [Entry]
-    /// Every marker's icon: its point and its box around it, CSS pixels.
-    let icons: [(MapPoint, PixelBox)]
+    /// Every marker's icon: its layer, its point and its box around it, CSS pixels.
+    let icons: [(layer: Int, point: MapPoint, box: PixelBox)]
+    /// Each layer's zooms.
+    let zooms: [ClosedRange<Int>]
     let namedFeatures: Int
 
     /// Space kept between labels, and between a label and an icon, CSS pixels.
@@ -54,13 +56,13 @@ struct LabelPlacer: Sendable {
 
     init(layers: [LabelIndex.Layer]) {
         var entries = [Entry]()
-        var icons = [(MapPoint, PixelBox)]()
+        var icons = [(layer: Int, point: MapPoint, box: PixelBox)]()
         var named = Set<[Int]>()
         for (layerIndex, layer) in layers.enumerated() {
             for (index, feature) in layer.features.enumerated() {
                 let markers = Self.markerPoints(feature)
                 let icon = layer.renderer.iconBox(for: feature)
-                for point in markers { icons.append((MapPoint(point), icon)) }
+                for point in markers { icons.append((layerIndex, MapPoint(point), icon)) }
                 guard let title = feature.title, let text = LabelText.clean(title), let geometry = feature.geometry else { continue }
                 let kind: LabelKind
                 var anchors = [Anchor]()
@@ -90,6 +92,8 @@ struct LabelPlacer: Sendable {
             a.element.priority != b.element.priority ? a.element.priority > b.element.priority : a.offset < b.offset
         }.map(\.element)
         self.icons = icons
+        // Not a ClosedRange in the input: a layer made in code may have min above max (no zoom).
+        zooms = layers.map { $0.minZoom <= $0.maxZoom ? $0.minZoom...$0.maxZoom : 1...0 }
         namedFeatures = named.count
     }
 
@@ -105,7 +109,8 @@ struct LabelPlacer: Sendable {
         let started = ContinuousClock.now
         let world = Double(tileSize) * scale * pow(2, zoom)
         var grid = SpatialGrid(cell: Self.cell * scale)
-        for box in iconBoxes(world: world, scale: scale) + obstacles { grid.insert(box) }
+        let shown = shownLayers(zoom: zoom)
+        for box in iconBoxes(world: world, scale: scale, layers: shown) + obstacles { grid.insert(box) }
         var labelGrid = SpatialGrid(cell: Self.cell * scale)
         var placed = [PlacedLabel]()
         var labelled = Set<[Int]>()
@@ -114,7 +119,7 @@ struct LabelPlacer: Sendable {
         // Where each path and area name is already written (a street split into many ways).
         var written = [String: [PixelPoint]]()
         let repeatDistance = Self.repeatDistance * scale
-        for entry in entries {
+        for entry in entries where shown[entry.layer] {
             var style = entry.style
             style.font.size *= scale
             style.halo?.width *= scale
@@ -153,9 +158,15 @@ struct LabelPlacer: Sendable {
                               grid: labelGrid)
     }
 
-    /// Every marker's icon in world pixels (`world` pixels across).
-    func iconBoxes(world: Double, scale: Double) -> [PixelBox] {
-        icons.map { point, icon in icon.scaled(by: scale).offset(x: point.x * world, y: point.y * world) }
+    /// Every marker's icon in world pixels (`world` pixels across), of the layers shown.
+    func iconBoxes(world: Double, scale: Double, layers shown: [Bool]) -> [PixelBox] {
+        icons.filter { shown[$0.layer] }.map { $0.box.scaled(by: scale).offset(x: $0.point.x * world, y: $0.point.y * world) }
+    }
+
+    /// Which layers are drawn at a zoom (the nearest whole one).
+    func shownLayers(zoom: Double) -> [Bool] {
+        let whole = zoom.isFinite && abs(zoom) < 1e6 ? Int(zoom.rounded()) : -1
+        return zooms.map { $0.contains(whole) }
     }
 
     /// Where a label may go, best first: its centre (world pixels) and angle.

@@ -151,6 +151,18 @@ func reportedLabels(_ snapshot: Snapshot) throws -> (labels: [ReportedLabel], co
         #expect(far.isEmpty, "\(far.count) dark pixels away from the path")
     }
 
+    /// A layer drawn only from zoom 16 takes no room below it: the other layer's label is placed.
+    @Test func aLayerOutsideItsZoomsTakesNoRoom() {
+        var blocker = Feature(geometry: .point(Self.park), title: "Only from zoom 16, with a long name")
+        blocker.style.markerSymbol = "star"
+        let station = Feature(geometry: .point(Coordinate(latitude: Self.park.latitude, longitude: Self.park.longitude + 0.00003)), title: "Below it")
+        let index = LabelIndex(layers: [LabelIndex.Layer(features: [blocker], minZoom: 16, maxZoom: 18), LabelIndex.Layer(features: [station])])
+        #expect(index.placement(zoom: 12).labels.map(\.text) == ["Below it"])
+        #expect(index.placement(zoom: 12).labels.first?.center.x ?? 0 > 0)
+        #expect(index.placement(zoom: 16).labels.map(\.text).first == "Only from zoom 16, with a long name")
+        #expect(index.iconBoxes(zoom: 12).count == 1 && index.iconBoxes(zoom: 16).count == 2)
+    }
+
     /// A street split into ways, each named: written once per stretch, not once per way.
     @Test func aNameSplitIntoManyWaysIsNotRepeatedNearby() {
         let ways = (0..<8).map { i in
