@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Canvas
-public import TileMath
+import TileMath
 public import Features
 
 /// The labels of one or more feature layers, placed once per zoom over the whole map so a

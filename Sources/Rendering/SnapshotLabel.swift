@@ -1,5 +1,5 @@
 import Foundation
-public import TileMath
+import TileMath
 
 /// A label as it landed on a snapshot: its text and box in CSS pixels from the image's
 /// top-left corner (halo included; around the rotated text for a path label).
