@@ -12,7 +12,6 @@ func centralParkNamed(filePath: String = #filePath) throws -> [Feature] {
 }
 
 /// Writes an image under the temporary folder (to look at it when a test fails) and returns its path.
-@discardableResult
 func keep(_ image: RGBAImage, _ name: String) -> String {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("tilekit-\(name).png").path
     if let bytes = try? image.encoded(.png()) { _ = FileManager.default.createFile(atPath: path, contents: Data(bytes)) }
@@ -44,10 +43,11 @@ func reportedLabels(_ snapshot: Snapshot) throws -> (labels: [ReportedLabel], co
     @Test func aDenseSnapshotHasNoOverlappingLabels() async throws {
         let features = try centralParkNamed()
         let snapshot = try await Snapshotter.render(SnapshotOptions(region: .center(Self.park, zoom: 14), width: 700, height: 800, features: features))
-        keep(snapshot.image, "labels-z14")
         let (labels, counts) = try reportedLabels(snapshot)
         for (i, a) in labels.enumerated() {
-            for b in labels[(i + 1)...] { #expect(!a.box.intersects(b.box), "\(a.text) \(a.box) meets \(b.text) \(b.box)") }
+            for b in labels[(i + 1)...] where a.box.intersects(b.box) {
+                Issue.record("\(a.text) \(a.box) meets \(b.text) \(b.box) (image: \(keep(snapshot.image, "labels-z14")))")
+            }
         }
         // No label covers a marker's point.
         for marker in snapshot.markers {
@@ -143,12 +143,11 @@ func reportedLabels(_ snapshot: Snapshot) throws -> (labels: [ReportedLabel], co
         let snapshot = try Canvas(width: 256, height: 256)
         FeatureRenderer().drawLabels(placement.labels, on: snapshot, projection: MapProjection(zoom: 16, origin: PixelPoint(x: label.center.x - 128, y: label.center.y - 128)))
         let image = snapshot.makeImage()
-        keep(image, "labels-path")
         let inked = (0..<256).flatMap { y in (0..<256).map { (x: $0, y: y) } }.filter { image[$0.x, $0.y].alpha > 200 && image[$0.x, $0.y].red < 120 }
         #expect(inked.count > 50)
         // Dark ink lies near the line through the centre at the label's angle.
         let far = inked.filter { p in abs(-sin(label.angle) * (Double(p.x) - 128) + cos(label.angle) * (Double(p.y) - 128)) > 12 }
-        #expect(far.isEmpty, "\(far.count) dark pixels away from the path")
+        #expect(far.isEmpty, "\(far.count) dark pixels away from the path (image: \(far.isEmpty ? "" : keep(image, "labels-path")))")
     }
 
     /// A layer drawn only from zoom 16 takes no room below it: the other layer's label is placed.
@@ -246,7 +245,8 @@ func reportedLabels(_ snapshot: Snapshot) throws -> (labels: [ReportedLabel], co
                 if d > 24 { differing += 1 }
             }
         }
-        if differing > 0 { keep(a, "labels-stitched-z\(zoom)"); keep(b, "labels-snapshot-z\(zoom)") }
-        #expect(differing <= 768 * 768 / 1000, "\(differing) pixels differ by more than 24 (worst \(worst)); \(crossing.map(\.text))")
+        if differing > 20 {  // measured: 0 (the worst pixel 8 levels apart, antialiasing)
+            Issue.record("\(differing) pixels differ by more than 24 (worst \(worst)); \(crossing.map(\.text)); images: \(keep(a, "labels-stitched-z\(zoom)")), \(keep(b, "labels-snapshot-z\(zoom)"))")
+        }
     }
 }
