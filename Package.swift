@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(name: "TileSourcesTests", dependencies: ["TileSources", "TileMath", "Canvas", "MBTiles", "PMTiles", "Compression", "TestSupport"],
                     exclude: ["Hostile"]),
         .testTarget(name: "FeaturesTests", dependencies: ["Features", "TileMath", "Canvas"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Features", "TileSources", "TileMath", "Canvas"], exclude: ["Goldens"]),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Features", "TileSources", "TileMath", "Canvas"], exclude: ["Goldens", "Fixtures"]),
         .testTarget(name: "TileKitCLITests", dependencies: ["TileKitCLI", "TileMath", "TileSources", "MBTiles", "MapProjects", "TestSupport"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "TileServerTests", dependencies: ["TileServer", "MapProjects", "HTTPServer", "TileSources", "TileMath", "Canvas", "SharedCache", "TestSupport"]),
