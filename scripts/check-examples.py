@@ -44,10 +44,14 @@ def expected_events(gpx_path, pois, speed=1.4, hysteresis=2.0, step=0.02):
     as the simulator moves) and records where each circle is crossed."""
     with open(gpx_path) as f:
         gpx = gpxpy.parse(f)
-    points = [(p.longitude, p.latitude) for p in gpx.tracks[0].segments[0].points]
+    # A track, or (an Xcode location file) waypoints in order, at their times when they have them.
+    stops = gpx.tracks[0].segments[0].points if gpx.tracks else gpx.waypoints
+    points = [(p.longitude, p.latitude) for p in stops]
     times = [0.0]
     for a, b in zip(points, points[1:]):
         times.append(times[-1] + haversine(a, b) / speed)
+    if stops and all(p.time for p in stops):
+        times = [(p.time - stops[0].time).total_seconds() for p in stops]
     def at(t):
         for i in range(1, len(points)):
             if t <= times[i]:

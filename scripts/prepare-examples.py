@@ -179,7 +179,9 @@ def central_park(tilekit):
     write_json(os.path.join(build, "pins.geojson"), {"type": "FeatureCollection", "features": pins})
     # The route, styled, from the committed GPX.
     import xml.etree.ElementTree as ET
-    points = [[float(p.get("lon")), float(p.get("lat"))] for p in ET.parse(os.path.join(folder, "game-test.gpx")).iter("{http://www.topografix.com/GPX/1/1}trkpt")]
+    # An Xcode location file: its <wpt> elements in order (Xcode writes no namespace).
+    points = [[float(p.get("lon")), float(p.get("lat"))] for p in ET.parse(os.path.join(folder, "game-test.gpx")).iter()
+              if p.tag.rsplit("}", 1)[-1] in ("wpt", "trkpt")]
     write_json(os.path.join(build, "route.geojson"), {"type": "FeatureCollection", "features": [
         feature({"type": "LineString", "coordinates": points}, title="Game Test", renderer="gradient", **{"stroke-width": 5})]})
     say(f"central-park: {len(drawing)} drawn features, {len(stations)} warp zones")
