@@ -47,6 +47,7 @@ test: deps test-deps
 	python3 scripts/check-pyramid.py $(TILEKIT_RELEASE)
 	python3 scripts/check-crash-safety.py $(TILEKIT_RELEASE)
 	python3 scripts/check-examples.py $(TILEKIT_RELEASE)
+	python3 scripts/check-readme.py $(TILEKIT_RELEASE)
 	$(SWIFT) test --skip-build
 
 # kill -9 at 20 random moments of each writing command (make test kills each twice), and

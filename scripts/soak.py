@@ -3,14 +3,20 @@
 wrk (Debian `wrk`; a Python client when it is missing) beside TileJSON, static images,
 overzoomed tiles drawn on demand, game streams opening and closing, and tiles whose
 upstream stalls (the client gives up after 3 s, so abandoned work is part of the mix).
-The server's RSS, open files and threads are sampled every 10 s and printed. PASS when the
+The server's RSS, open files and threads are sampled every 2 s and printed every 10 s. PASS when the
 median RSS of the last minute is within 10% of the median of the minute after the warm-up
 (the first minute, or a third of a shorter run), so is the RSS at rest 5 s after the traffic,
 the server never died, and no request got an answer it should not.
 
+The memory cache is bounded (`--cache-mb`, 128 MB by default in `serve`). Left at its default,
+ten minutes of drawn tiles at random places fill it slowly, so RSS grows by what the cache is
+allowed to hold, which says nothing about leaks. The soak gives the server a small cache
+(`--cache-mb`, 8 by default), fills it with drawn tiles before the traffic starts, and prints the
+cache's bytes (from /metrics) beside each RSS sample, so what is left to grow is what nothing bounds.
+
 For `make bench`; `--minutes 1` for a quick try.
 
-usage: soak.py TILEKIT [--minutes 10]
+usage: soak.py TILEKIT [--minutes 10] [--cache-mb 8]
 """
 import argparse
 import http.client
@@ -51,6 +57,19 @@ class Tally:
     def unexpected(self, kind, allowed):
         with self.lock:
             return {outcome: n for (k, outcome), n in self.counts.items() if k == kind and outcome not in allowed}
+
+
+def cache_mb(port):
+    """tilekit_tile_cache_bytes from /metrics in MiB, None when it cannot be read."""
+    try:
+        connection = http.client.HTTPConnection(HOST, port, timeout=5)
+        connection.request("GET", "/metrics")
+        text = connection.getresponse().read().decode()
+        connection.close()
+        value = re.search(r"^tilekit_tile_cache_bytes\s+(\S+)", text, re.MULTILINE)
+        return float(value.group(1)) / (1 << 20) if value else None
+    except (OSError, ValueError):
+        return None
 
 
 def threads_of(pid):
@@ -129,6 +148,33 @@ def drawn_tile_traffic(port, until, tally):
     client.close()
 
 
+def fill_cache(port, capacity_mb, tally):
+    """Drawn z17-18 tiles, row by row over the park, until the memory cache is 90% full (or 3
+    minutes): the cache then stays at its cap during the soak instead of growing through it."""
+    client, started = KeepAlive(port, timeout=30), time.monotonic()
+    def tiles():  # the tiles drawn_tile_traffic asks for, in order
+        for z in (17, 18):
+            _, x0, y0 = tile_of(-73.99, 40.80, z)
+            _, x1, y1 = tile_of(-73.95, 40.76, z)
+            for y in range(y0, y1 + 1):
+                for x in range(x0, x1 + 1):
+                    for variant in ("", "@2x"):
+                        for f in ("png", "webp", "jpg"):
+                            yield f"/maps/park/{z}/{x}/{y}{variant}.{f}"
+    for i, path in enumerate(tiles()):
+        if time.monotonic() - started > 180:
+            break
+        try:
+            status, _ = client.request(path)
+            tally.add("warm-up", status)
+        except Exception as error:
+            tally.add("warm-up", type(error).__name__)
+        if i % 50 == 49 and (cache_mb(port) or 0) >= 0.9 * capacity_mb:
+            break
+    client.close()
+    info(f"tile cache filled to {cache_mb(port) or 0:.1f} MB of {capacity_mb} MB in {time.monotonic() - started:.0f} s")
+
+
 def stream_traffic(port, until, tally, seed):
     """Opens a game stream, reads it for 1-5 s, closes it; again until the end."""
     rng = random.Random(seed)
@@ -193,6 +239,7 @@ def main():
     parser = argparse.ArgumentParser(description="soak tilekit serve with mixed traffic")
     parser.add_argument("tilekit")
     parser.add_argument("--minutes", type=float, default=10.0)
+    parser.add_argument("--cache-mb", type=int, default=8, help="the server's memory cache (filled during the warm-up)")
     arguments = parser.parse_args()
     if not 0.25 <= arguments.minutes <= 240:
         parser.error("--minutes must be between 0.25 and 240")
@@ -203,12 +250,13 @@ def main():
     upstream, upstream_port = start_upstream()
     with tempfile.TemporaryDirectory(prefix="tilekit-soak-") as folder:
         projects = make_projects(folder, upstream_port)
-        server, port = start_server(tilekit, projects, folder, ["--quiet"])
+        server, port = start_server(tilekit, projects, folder, ["--quiet", "--cache-mb", str(arguments.cache_mb)])
         pid = server.pid
         tile_paths = [f"/maps/park/{z}/{x}/{y}{scale}.png" for z, x, y in park_tiles(range(14, 17)) for scale in ("", "@2x")]
         tally = Tally()
         for path in tile_paths:  # warm the memory cache: wrk then asks for these only
             request(port, path, 10, tally, "warm-up")
+        fill_cache(port, arguments.cache_mb, tally)
         info(f"tilekit serve pid {pid} on port {port}; {len(tile_paths)} cached tiles; {total:.0f} s of traffic, "
              f"warm-up {warmup:.0f} s; RSS {rss_mb(pid):.0f} MB")
 
@@ -228,8 +276,10 @@ def main():
             worker.daemon = True
             worker.start()
 
+        # RSS every 2 s (each large static image in flight moves it by tens of MB, so the minute's
+        # median needs many samples); a line every 10 s with the minute so far.
         samples, died = [], None
-        next_sample = began + 10
+        next_sample = began + 2
         while time.monotonic() < until:
             time.sleep(max(0.0, min(next_sample, until) - time.monotonic()))
             if server.poll() is not None:
@@ -239,9 +289,13 @@ def main():
                 t = next_sample - began
                 sample = (t, rss_mb(pid), open_fds(pid), threads_of(pid))
                 samples.append(sample)
-                print(f"     t={t:5.0f} s  RSS {sample[1]:7.1f} MB  fds {sample[2]:5}  threads {sample[3]:4}"
-                      f"{'  (warm-up)' if t < warmup else ''}", flush=True)
-                next_sample += 10
+                if round(t) % 10 == 0:
+                    cached = cache_mb(port)
+                    recent = sorted(s[1] for s in samples[-5:] if s[1] is not None) or [0.0]
+                    print(f"     t={t:5.0f} s  RSS {sample[1]:7.1f} MB (last 10 s {recent[0]:.0f}-{recent[-1]:.0f})"
+                          f"  tile cache {cached if cached is not None else -1:5.1f} MB  fds {sample[2]:5}  threads {sample[3]:4}"
+                          f"{'  (warm-up)' if t < warmup else ''}", flush=True)
+                next_sample += 2
         for worker in workers:
             worker.join(timeout=max(1.0, until + 70 - time.monotonic()))
         wrk_text = ""

@@ -80,6 +80,47 @@ public enum GPX {
         return features
     }
 
+    /// A `<wpt>` of a GPX file as Xcode's location simulation reads it: a stop on a route.
+    public struct Waypoint: Hashable, Sendable {
+        public let coordinate: Coordinate
+        /// Its `<time>`, nil when it has none.
+        public let time: Date?
+        /// Where it is: `wpt[index] (line L, column C)`, the index counting waypoints from 0.
+        public let place: String
+    }
+
+    /// The `<wpt>` elements of a GPX file in document order, the way Xcode plays a location
+    /// file (its "Game Test" route is such a file). Errors (a waypoint without numeric lat
+    /// and lon, a bad time) name the line and column.
+    public static func waypoints(_ url: URL) throws(FeatureError) -> [Waypoint] {
+        try waypoints(try FeatureError.read(url), file: url.path)
+    }
+
+    public static func waypoints(_ data: Data, file: String = "<data>") throws(FeatureError) -> [Waypoint] {
+        let root = try MarkupElement.parse(data, file: file)
+        guard root.localName == "gpx" else {
+            throw FeatureError(file: file, place: root.place, reason: "not a GPX file (the root is <\(root.name)>, not <gpx>)")
+        }
+        var waypoints = [Waypoint]()
+        for element in root.children("wpt") {
+            let place = "wpt[\(waypoints.count)] (\(element.place))"
+            guard let lat = element.attributes["lat"].flatMap(Double.init), let lon = element.attributes["lon"].flatMap(Double.init) else {
+                throw FeatureError(file: file, place: place, reason: "a waypoint needs numeric lat and lon attributes")
+            }
+            let coordinate: Coordinate
+            do { coordinate = try Coordinate(latitude: lat, longitude: lon).validated() } catch {
+                throw FeatureError(file: file, place: place, reason: error.description)
+            }
+            var time: Date?
+            if let t = element.child("time") {
+                guard let parsed = date(t.trimmedText) else { throw FeatureError(file: file, place: place, reason: "time \"\(t.trimmedText)\" is not ISO 8601") }
+                time = parsed
+            }
+            waypoints.append(Waypoint(coordinate: coordinate, time: time, place: place))
+        }
+        return waypoints
+    }
+
     /// ISO 8601 times as GPX writes them, with or without fractional seconds. A time
     /// without a zone (xsd:dateTime allows it) is UTC, as GPX says all its times are.
     /// Foundation's `Date.ISO8601FormatStyle` is native Swift; `ISO8601DateFormatter` goes

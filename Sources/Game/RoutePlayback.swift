@@ -60,8 +60,12 @@ public struct RoutePlayback: Sendable {
         self.times = t
     }
 
-    /// The first track, route or line string of a GPX (or any feature file), with its times.
+    /// The first track, route or line string of a GPX (or any feature file), with its times;
+    /// for a GPX with neither track nor route, its waypoints in document order, as Xcode
+    /// plays a location file (see `waypointRoute`).
     public static func load(_ path: String, speed: Double = 1.4, timeWarp: Double = 1, noise: Double = 0, seed: UInt64 = 1) throws -> RoutePlayback {
+        // Waypoints first: their errors name the waypoint by index as well as by line.
+        let waypoints = path.lowercased().hasSuffix(".gpx") ? try GPX.waypoints(URL(fileURLWithPath: path)) : []
         let features = try FeatureFiles.load(path)
         for feature in features {
             let points: [Coordinate]
@@ -80,7 +84,42 @@ public struct RoutePlayback: Sendable {
                 throw GameDataError(file: path, place: error.place, reason: error.reason)  // name the file, not "route"
             }
         }
-        throw GameDataError(file: path, place: "file", reason: "no track, route or line to play")
+        if !waypoints.isEmpty {
+            let (points, times) = try waypointRoute(waypoints, file: path)
+            do {
+                var playback = try RoutePlayback(points: points, times: times, speed: speed, timeWarp: timeWarp, noise: noise, seed: seed)
+                playback.name = path
+                return playback
+            } catch {
+                throw GameDataError(file: path, place: error.place, reason: error.reason)
+            }
+        }
+        throw GameDataError(file: path, place: "file", reason: "no track, route, waypoint or line to play")
+    }
+
+    /// Xcode's semantics for a location file of `<wpt>` elements: the simulator moves between
+    /// them in document order, at the times given when every waypoint has a `<time>`, at the
+    /// walking speed when none has. Anything else is refused, naming the waypoint: one
+    /// waypoint (nowhere to go), some times missing, a time not after the one before.
+    static func waypointRoute(_ waypoints: [GPX.Waypoint], file: String) throws(GameDataError) -> (points: [Coordinate], times: [Date?]) {
+        guard waypoints.count >= 2 else {
+            throw GameDataError(file: file, place: waypoints.first?.place ?? "file",
+                                reason: "a route needs at least 2 waypoints; this file has \(waypoints.count)")
+        }
+        let timed = waypoints.firstIndex { $0.time != nil }
+        guard let timed else { return (waypoints.map(\.coordinate), []) }
+        if let missing = waypoints.first(where: { $0.time == nil }) {
+            throw GameDataError(file: file, place: missing.place,
+                                reason: "no <time>, but \(waypoints[timed].place) has one: give every waypoint a time, or none (then they are walked at --speed)")
+        }
+        for (before, point) in zip(waypoints, waypoints.dropFirst()) {
+            guard let t0 = before.time, let t1 = point.time, t1 > t0 else {
+                let stamp = { (d: Date?) in d.map { $0.formatted(.iso8601) } ?? "?" }
+                throw GameDataError(file: file, place: point.place,
+                                    reason: "time \(stamp(point.time)) is not after the time of \(before.place), \(stamp(before.time)): times must go forward")
+            }
+        }
+        return (waypoints.map(\.coordinate), waypoints.map(\.time))
     }
 
     /// Seconds from the first point to the last (finite, 0 or more).

@@ -66,6 +66,9 @@ public struct LayerSpec: Sendable {
     public var overlayImage: String?
     /// Edge smoothing of a feature layer's tiles.
     public var antialias: Canvas.Antialias = .best
+    /// A features layer's label priority (map.json `label-priority`), replacing its labels'
+    /// kind priorities (points of interest 40, stations 30, landmarks 20, paths 10).
+    public var labelPriority: Int?
 
     public init(id: String, title: String? = nil, source: Source, isBase: Bool) {
         self.id = id

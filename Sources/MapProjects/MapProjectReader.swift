@@ -25,7 +25,8 @@ public enum MapProjectReader {
                                        "missing-tile", "cors", "layers", "description", "game"]
     static let layerKeys: Set<String> = ["id", "title", "type", "source", "scheme", "cache", "user-agent", "subdomains", "generator",
                                          "files", "base", "visible", "zindex", "opacity", "minzoom", "maxzoom", "native-minzoom",
-                                         "native-maxzoom", "bounds", "fallback", "replaces-base", "max-age", "format", "tile-size", "overlay-image", "antialias"]
+                                         "native-maxzoom", "bounds", "fallback", "replaces-base", "max-age", "format", "tile-size", "overlay-image", "antialias",
+                                         "label-priority"]
 
     /// Reads and checks a project; throws every problem found (`validate` reports them).
     public static func load(_ url: URL) throws(ProjectProblems) -> MapProject {
@@ -245,6 +246,7 @@ public enum MapProjectReader {
                 if let value = Canvas.Antialias(rawValue: text) { layer.antialias = value } else { fail(path + ".antialias", "\"\(text)\" is not best or fast") }
             }
             if let z = int(o["zindex"], path + ".zindex") { layer.options.zIndex = z }
+            if let priority = int(o["label-priority"], path + ".label-priority") { layer.labelPriority = priority }
             if let opacity = number(o["opacity"], path + ".opacity") {
                 if (0...1).contains(opacity) { layer.options.opacity = opacity } else { fail(path + ".opacity", "\(opacity) is out of range [0, 1]") }
             }

@@ -3,7 +3,7 @@ import Canvas
 public import TileMath
 public import TileSources
 public import Features
-import Rendering
+public import Rendering
 public import Game
 
 /// A layer ready to draw: its spec, its source behind its options, and for a feature
@@ -31,6 +31,8 @@ public struct ServedMap: Sendable {
     public let bounds: BoundingBox?
     /// `Cache-Control: max-age` of the composed map: the shortest of its visible layers'.
     public let composedMaxAge: Int
+    /// The labels of the visible features layers, placed together once per zoom.
+    public let labels: LabelIndex
 
     /// Opens a project built in code (a project read from a file comes opened: `init(_: OpenedProject)`).
     public init(_ project: MapProject) throws {
@@ -41,6 +43,29 @@ public struct ServedMap: Sendable {
     public init(_ opened: OpenedProject) throws {
         self.project = opened.project
         var layers = [ServedLayer]()
+        // Features layers' files, read once; the visible ones' labels are placed together
+        // (one `LabelIndex`), so they avoid each other's.
+        var loadedFeatures = [String: (features: [Feature], images: [String: RGBAImage])]()
+        var labelLayers = [LabelIndex.Layer](), labelLayerIDs = [String]()
+        for spec in project.layers {
+            guard case .features(let files) = spec.source else { continue }
+            var features = [Feature](), images = [String: RGBAImage]()
+            for file in files {
+                let loaded = try FeatureFiles.load(file, overlayImage: spec.overlayImage)
+                images.merge(try FeatureRenderer.loadImages(for: loaded, relativeTo: URL(fileURLWithPath: file).deletingLastPathComponent())) { a, _ in a }
+                features += loaded
+            }
+            loadedFeatures[spec.id] = (features, images)
+            if spec.visible {
+                var renderer = FeatureRenderer(images: images)
+                renderer.antialias = spec.antialias
+                labelLayers.append(LabelIndex.Layer(features: features, renderer: renderer, priority: spec.labelPriority,
+                                                    minZoom: spec.options.minZoom, maxZoom: spec.options.maxZoom))
+                labelLayerIDs.append(spec.id)
+            }
+        }
+        let labels = LabelIndex(layers: labelLayers)
+        self.labels = labels
         for spec in project.layers {
             var features = [Feature]()
             var remoteSource: RemoteTileSource?
@@ -56,17 +81,16 @@ public struct ServedMap: Sendable {
             case .generated(let name):
                 source = name == "parchment" ? GeneratedTileSource.parchment(tileSize: spec.options.tileSize ?? 256)
                     : GeneratedTileSource.debugGrid(tileSize: spec.options.tileSize ?? 256)
-            case .features(let files):
-                var images = [String: RGBAImage]()
-                for file in files {
-                    let loaded = try FeatureFiles.load(file, overlayImage: spec.overlayImage)
-                    images.merge(try FeatureRenderer.loadImages(for: loaded, relativeTo: URL(fileURLWithPath: file).deletingLastPathComponent())) { a, _ in a }
-                    features += loaded
-                }
-                var renderer = FeatureRenderer(images: images)
+            case .features:
+                let loaded = loadedFeatures[spec.id] ?? ([], [:])
+                features = loaded.features
+                var renderer = FeatureRenderer(images: loaded.images)
                 renderer.antialias = spec.antialias
+                let shared = labelLayerIDs.firstIndex(of: spec.id).map { (index: labels, layer: $0) }
                 source = FeatureTileSource(name: spec.id, features: features, renderer: renderer,
-                                           tileSize: spec.options.tileSize ?? 256, encoding: .defaults(for: spec.format))
+                                           tileSize: spec.options.tileSize ?? 256, encoding: .defaults(for: spec.format),
+                                           labels: shared ?? (LabelIndex(layers: [LabelIndex.Layer(features: features, renderer: renderer,
+                                                                                                   priority: spec.labelPriority)]), 0))
             }
             layers.append(ServedLayer(spec: spec, layer: TileLayer(name: spec.id, source: source, options: spec.options), features: features,
                                       remote: remoteSource))
@@ -129,4 +153,11 @@ public struct ComposedSource: TileSource {
     }
 
     public func tile(_ request: TileRequest) async throws -> TileResult { try await composer.tile(request) }
+}
+
+extension ComposedSource: LabelledTileSource {
+    /// The labels of its features layers: a snapshot of the composed map reports them.
+    public var labelLayers: [(index: LabelIndex, layer: Int)] {
+        composer.layers.flatMap { ($0.source as? any LabelledTileSource)?.labelLayers ?? [] }
+    }
 }

@@ -5,7 +5,7 @@ public import Features
 
 /// Draws features onto a canvas through a projection, in the order given: polygons (with
 /// holes) filled and outlined, lines stroked, points with a `radius` as geodesic circles
-/// (round in meters at any latitude), other points as markers with their title beside.
+/// (round in meters at any latitude), other points as markers; titles become labels (see `LabelIndex`), drawn over every shape.
 /// Widths are CSS pixels, multiplied by the projection's scale.
 public struct FeatureRenderer: Sendable {
     /// Defaults for what a feature's style leaves unset (simplestyle-spec's defaults).
@@ -37,26 +37,82 @@ public struct FeatureRenderer: Sendable {
         return images
     }
 
-    /// How far beyond a canvas a feature can reach and still draw on it (marker radius plus
-    /// a label), in CSS pixels: tiles include features this close so nothing is cut at an edge.
+    /// How far beyond a canvas a marker's icon can reach and still draw on it, in CSS
+    /// pixels: tiles include markers this close so no icon is cut at an edge. (Labels are
+    /// placed apart, by `LabelIndex`, and drawn into every tile their box crosses.)
     public static let reach = 96.0
 
-    /// How far these features can reach beyond a tile: the marker and label reach, widened
-    /// to the longest label (a label is drawn whole, into every tile it crosses).
-    public func reach(for features: [Feature]) -> Double {
-        let titles = Set(features.compactMap { feature -> String? in
-            guard feature.radius == nil, let title = feature.title, !title.isEmpty else { return nil }
-            switch feature.geometry {
-            case .point, .multiPoint: return title
-            default: return nil
-            }
-        })
-        guard !titles.isEmpty, let canvas = try? Canvas(width: 1, height: 1) else { return Self.reach }
-        let widest = titles.map { canvas.measureText($0, style: TextStyle(font: labelFont)).width }.max() ?? 0
-        return max(Self.reach, 14 + 4 + widest + 8)
+    /// Draws the features, then their labels placed at the projection's zoom over these
+    /// features alone (a snapshot's way; tiles share one `LabelIndex` instead).
+    public func draw(_ features: [Feature], on canvas: Canvas, projection: MapProjection) {
+        let placement = LabelIndex(layers: [LabelIndex.Layer(features: features, renderer: self)])
+            .placement(zoom: projection.zoom, tileSize: projection.tileSize, scale: projection.scale)
+        let view = PixelBox(minX: 0, minY: 0, maxX: Double(canvas.width), maxY: Double(canvas.height))
+            .offset(x: projection.origin.x, y: projection.origin.y).grown(by: 4 * projection.scale)
+        draw(features, on: canvas, projection: projection, labels: placement.labels(intersecting: view))
     }
 
-    public func draw(_ features: [Feature], on canvas: Canvas, projection: MapProjection) {
+    /// Draws the features in order, then the labels given (placed by a `LabelIndex` at the
+    /// projection's zoom, tile size and scale) over them all.
+    public func draw(_ features: [Feature], on canvas: Canvas, projection: MapProjection, labels: [PlacedLabel]) {
+        drawShapes(features, on: canvas, projection: projection)
+        drawLabels(labels, on: canvas, projection: projection)
+    }
+
+    /// Draws placed labels: world pixels made canvas pixels by the projection's origin.
+    public func drawLabels(_ labels: [PlacedLabel], on canvas: Canvas, projection: MapProjection) {
+        for label in labels {
+            let center = PixelPoint(x: label.center.x - projection.origin.x, y: label.center.y - projection.origin.y)
+            var style = label.style
+            style.anchor = PixelPoint(x: 0.5, y: 0.5)
+            if label.angle == 0 {
+                canvas.drawText(label.text, at: center, style: style)
+            } else {
+                canvas.withTransform(AffineTransform.rotation(label.angle).concatenating(.translation(x: center.x, y: center.y))) {
+                    _ = canvas.drawText(label.text, at: PixelPoint(x: 0, y: 0), style: style)
+                }
+            }
+        }
+    }
+
+    /// How a label of a kind is drawn, in CSS pixels (the placement scales it): markers'
+    /// names in `labelFont`, areas' in italics, paths' smaller.
+    public func labelStyle(for kind: LabelKind) -> TextStyle {
+        let halo = Halo(color: .white, width: 2)
+        switch kind {
+        case .poi, .station:
+            return TextStyle(font: labelFont, color: Color(hex: "#222222")!, halo: halo)
+        case .landmark:
+            return TextStyle(font: Font(size: labelFont.size - 1, weight: .regular, italic: true), color: Color(hex: "#1f3b57")!, halo: halo)
+        case .path:
+            return TextStyle(font: Font(size: labelFont.size - 2), color: Color(hex: "#4a3520")!, halo: Halo(color: .white, width: 1.5))
+        }
+    }
+
+    /// The box a feature's marker icon covers around its point, CSS pixels (as `marker`
+    /// draws it; a pin's head only, which its label sits beside).
+    public func iconBox(for feature: Feature) -> PixelBox {
+        let radius = Self.markerRadius(feature)
+        if let name = feature.style.markerImage, let image = images[name], image.height > 0 {
+            let height = 2.4 * radius, width = height * Double(image.width) / Double(image.height)
+            let anchor = feature.style.markerAnchor ?? (0.5, 0.5)
+            return PixelBox(minX: -anchor.x * width, minY: -anchor.y * height, maxX: (1 - anchor.x) * width, maxY: (1 - anchor.y) * height)
+        }
+        if feature.style.markerSymbol.flatMap(MarkerIcon.init(symbol:)) == .pin {
+            return PixelBox(minX: -radius, minY: -3.4 * radius, maxX: radius, maxY: -1.4 * radius)
+        }
+        return PixelBox(minX: -radius, minY: -radius, maxX: radius, maxY: radius)
+    }
+
+    static func markerRadius(_ feature: Feature) -> Double {
+        switch feature.style.markerSize ?? .medium {
+        case .small: return 7
+        case .medium: return 10
+        case .large: return 14
+        }
+    }
+
+    func drawShapes(_ features: [Feature], on canvas: Canvas, projection: MapProjection) {
         for feature in features {
             if let overlay = feature.imageOverlay, let image = images[overlay.image] {
                 ImageOverlayRenderer.draw(image, placement: overlay.placement, opacity: overlay.opacity, on: canvas, projection: projection)
@@ -121,37 +177,22 @@ public struct FeatureRenderer: Sendable {
 
     /// A marker: the built-in icon its `marker-symbol` names, or a plain disc (staticmap's
     /// marker) when it names none; sized by `marker-size` (small 7, medium 10, large 14 px
-    /// radius), tinted by `marker-color`, with the title to its right in a halo.
+    /// radius), tinted by `marker-color`. Its title is a label, placed by `LabelIndex`.
     func marker(at point: PixelPoint, feature: Feature, on canvas: Canvas, scale: Double) {
-        let radius: Double
-        switch feature.style.markerSize ?? .medium {
-        case .small: radius = 7
-        case .medium: radius = 10
-        case .large: radius = 14
-        }
+        let radius = Self.markerRadius(feature)
         let color = feature.style.markerColor ?? defaultMarkerColor
-        var labelAt = PixelPoint(x: point.x + (radius + 4) * scale, y: point.y)
         if let name = feature.style.markerImage, let image = images[name] {
             // A custom icon, 2.4 marker radii tall, its anchor on the point.
             let height = 2.4 * radius * scale, width = height * Double(image.width) / Double(image.height)
             let anchor = feature.style.markerAnchor ?? (0.5, 0.5)
             let origin = PixelPoint(x: point.x - anchor.x * width, y: point.y - anchor.y * height)
             canvas.draw(image, x: origin.x, y: origin.y, width: width, height: height, interpolation: .best)
-            labelAt = PixelPoint(x: origin.x + width + 4 * scale, y: origin.y + height / 2)
         } else if let icon = feature.style.markerSymbol.flatMap(MarkerIcon.init(symbol:)) {
             icon.draw(on: canvas, at: point, radius: radius * scale, color: color)
-            if icon == .pin { labelAt.y -= 2.4 * radius * scale }  // beside the pin's head
         } else {
             let circle = Path.circle(center: point, radius: radius * scale)
             canvas.fill(circle, with: .color(color))
             canvas.stroke(circle, with: .color(.white), style: StrokeStyle(width: 2 * scale))
-        }
-        if let title = feature.title, !title.isEmpty {
-            var font = labelFont
-            font.size *= scale
-            canvas.drawText(title, at: labelAt,
-                            style: TextStyle(font: font, color: Color(hex: "#222222")!, halo: Halo(color: .white, width: 2 * scale),
-                                             anchor: PixelPoint(x: 0, y: 0.5)))
         }
     }
 }

@@ -5,9 +5,11 @@ public import Features
 public import TileSources
 
 /// A layer of features as a tile source, so it stacks with other layers by z-index and
-/// opacity. Each tile draws every feature within `reach` of it (the longest label's width), so lines,
-/// circles, markers and labels that cross a tile edge are drawn on both sides and
-/// neighbouring tiles join without a cut.
+/// opacity. Each tile draws every feature within `reach` of it, so lines, circles and
+/// markers that cross a tile edge are drawn on both sides and neighbouring tiles join
+/// without a cut; and every label whose box crosses it, from one placement per zoom over
+/// the whole layer (`labelIndex`, shared with the map's other feature layers when the map
+/// gives one), so a label is whole and the same in every tile it touches.
 public struct FeatureTileSource: TileSource {
     public let features: [Feature]
     public let renderer: FeatureRenderer
@@ -15,8 +17,11 @@ public struct FeatureTileSource: TileSource {
     public let encoding: EncodingOptions
     /// Each feature's extent, to skip those far from a tile.
     private let extents: [BoundingBox?]
-    /// How far (CSS pixels) a marker can draw beyond its point: the icon and its whole label.
+    /// How far (CSS pixels) a marker can draw beyond its point: its icon.
     public let reach: Double
+    /// The labels, placed once per zoom; this layer's are those of layer `labelLayer`.
+    public let labelIndex: LabelIndex
+    public let labelLayer: Int
     /// True for features that draw beyond their geometry by `reach` (markers and labels);
     /// lines and shapes only by half their stroke, `strokeReach`.
     private let marks: [Bool]
@@ -24,11 +29,13 @@ public struct FeatureTileSource: TileSource {
     private let strokeReach: Double
 
     public init(name: String, features: [Feature], renderer: FeatureRenderer = FeatureRenderer(),
-                tileSize: Int = 256, encoding: EncodingOptions = .png()) {
+                tileSize: Int = 256, encoding: EncodingOptions = .png(), labels: (index: LabelIndex, layer: Int)? = nil) {
         self.features = features
         self.renderer = renderer
         self.encoding = encoding
-        reach = renderer.reach(for: features)
+        reach = FeatureRenderer.reach
+        labelIndex = labels?.index ?? LabelIndex(layers: [LabelIndex.Layer(features: features, renderer: renderer)])
+        labelLayer = labels?.layer ?? 0
         marks = features.map { feature in
             switch feature.geometry {
             case .point, .multiPoint, .geometryCollection: return feature.radius == nil || feature.title != nil
@@ -73,10 +80,15 @@ public struct FeatureTileSource: TileSource {
             let grown = features[i].radius.map { Self.grow(extent, meters: $0) } ?? extent
             return grown.intersects(marks[i] ? markReach : lineReach)
         }.map { features[$0] }
-        guard !nearby.isEmpty else { return nil }
+        let placement = labelIndex.placement(zoom: Double(request.tile.z), tileSize: metadata.tileSize, scale: Double(request.scale))
+        // Grown by a few pixels: glyphs' ink may reach past their logical box (italics).
+        let window = PixelBox(minX: 0, minY: 0, maxX: size, maxY: size).offset(x: projection.origin.x, y: projection.origin.y)
+            .grown(by: 4 * Double(request.scale))
+        let labels = placement.labels(intersecting: window, layer: labelLayer)
+        guard !nearby.isEmpty || !labels.isEmpty else { return nil }
         let canvas = try Canvas(width: Int(size), height: Int(size))
         canvas.setAntialias(renderer.antialias)
-        renderer.draw(nearby, on: canvas, projection: projection)
+        renderer.draw(nearby, on: canvas, projection: projection, labels: labels)
         return canvas
     }
 

@@ -32,6 +32,9 @@ public struct SnapshotOptions: Sendable {
     public var maxZoom: Double
     /// Images of the features' image overlays, by name.
     public var images: [String: RGBAImage] = [:]
+    /// Whose labels to report when there is no `base` to draw (a static image's `.json`
+    /// twin: where the map's labels would be, without drawing its tiles).
+    public var reportedBaseLabels: (any LabelledTileSource)?
 
     public init(region: SnapshotRegion, width: Int, height: Int, scale: Int = 1, base: TileLayer? = nil,
                 background: Color = Color(hex: "#f2efe9")!, features: [Feature] = [], attribution: String? = nil, maxZoom: Double = 19) {
@@ -85,6 +88,10 @@ public struct Snapshot: Sendable {
     public let geometry: SnapshotGeometry
     /// Every marker drawn (points without a radius, each point of a multi-point), in drawing order.
     public let markers: [PlacedMarker]
+    /// Every label drawn on the image (the features' own; a map base's are in its tiles).
+    public var labels: [SnapshotLabel] = []
+    /// The features' named count and how many got a label at this zoom, over the whole set.
+    public var labelCounts = LabelCounts(named: 0, labelled: 0)
 
     /// Where it is, as JSON: centre, zoom, scale, size, bbox, and every marker's pixel
     /// (CSS pixels) with its title and subtitle.
@@ -102,7 +109,11 @@ public struct Snapshot: Sendable {
         }
         var object: [String: Any] = ["center": [g.center.longitude, g.center.latitude], "zoom": g.zoom, "scale": g.scale,
                                      "width": g.width, "height": g.height, "bbox": [box.west, box.south, box.east, box.north]]
-        if withMarkers { object["markers"] = markers }
+        if withMarkers {
+            object["markers"] = markers
+            object["labels"] = labels.map(\.json)
+            object["labelCounts"] = ["zoom": g.zoom, "named": labelCounts.named, "labelled": labelCounts.labelled, "drawn": labels.count]
+        }
         return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
     }
 }
@@ -152,15 +163,53 @@ public enum Snapshotter {
         let projection = MapProjection(zoom: zoom, tileSize: tileSize, scale: scale, origin: origin)
         let canvas = try Canvas(width: options.width * options.scale, height: options.height * options.scale, background: options.background)
         if let base = options.base { try await drawBase(base, on: canvas, projection: projection) }
-        FeatureRenderer(images: options.images).draw(options.features, on: canvas, projection: projection)
+        let geometry = SnapshotGeometry(center: center, zoom: zoom, width: options.width, height: options.height,
+                                        scale: options.scale, projection: projection)
+        // A labelled base's labels and icons (drawn in its tiles): the features' labels avoid them.
+        var base = (labels: [SnapshotLabel](), counts: LabelCounts(named: 0, labelled: 0), obstacles: [PixelBox]())
+        if let labelled = options.base?.source as? any LabelledTileSource ?? options.reportedBaseLabels {
+            base = baseLabels(labelled, geometry: geometry)
+        }
+        let renderer = FeatureRenderer(images: options.images)
+        let placement = LabelIndex(layers: [LabelIndex.Layer(features: options.features, renderer: renderer)])
+            .placement(zoom: zoom, tileSize: tileSize, scale: scale, avoiding: base.obstacles)
+        let view = PixelBox(minX: 0, minY: 0, maxX: Double(canvas.width), maxY: Double(canvas.height)).offset(x: origin.x, y: origin.y)
+        let labels = placement.labels(intersecting: view.grown(by: 4 * scale))
+        renderer.draw(options.features, on: canvas, projection: projection, labels: labels)
         if let attribution = options.attribution, !attribution.isEmpty {
             canvas.drawText(attribution, at: PixelPoint(x: Double(canvas.width) - 4 * scale, y: Double(canvas.height) - 3 * scale),
                             style: TextStyle(font: Font(size: 10 * scale), color: Color(hex: "#333333")!,
                                              halo: Halo(color: Color.white.withAlpha(0.8), width: 2 * scale), anchor: PixelPoint(x: 1, y: 1)))
         }
-        let geometry = SnapshotGeometry(center: center, zoom: zoom, width: options.width, height: options.height,
-                                        scale: options.scale, projection: projection)
-        return Snapshot(image: canvas.makeImage(), geometry: geometry, markers: placedMarkers(options.features, geometry: geometry))
+        return Snapshot(image: canvas.makeImage(), geometry: geometry, markers: placedMarkers(options.features, geometry: geometry),
+                        labels: base.labels + labels.filter { $0.box.intersects(view) }.map { geometry.snapshotLabel($0, zoom: zoom) },
+                        labelCounts: LabelCounts(named: placement.namedFeatures + base.counts.named,
+                                                 labelled: placement.labelledFeatures + base.counts.labelled))
+    }
+
+    /// The labels a base's tiles drew on the image (placed at the tiles' whole zoom, as
+    /// `drawBase` chooses it), their counts over the whole base, and their boxes and the
+    /// base's icons in the snapshot's world pixels (for the features' labels to avoid).
+    static func baseLabels(_ source: any LabelledTileSource, geometry: SnapshotGeometry)
+        -> (labels: [SnapshotLabel], counts: LabelCounts, obstacles: [PixelBox]) {
+        let tileZoom = Double(max(0, min(TileID.maxZoom, Int(geometry.zoom.rounded()))))
+        let window = geometry.worldBox(atZoom: tileZoom)
+        let toSnapshot = pow(2, geometry.zoom - tileZoom)
+        let tileSize = geometry.projection.tileSize, scale = Double(geometry.scale)
+        var labels = [SnapshotLabel](), counts = LabelCounts(named: 0, labelled: 0), obstacles = [PixelBox]()
+        var counted = Set<ObjectIdentifier>()
+        for (index, layer) in source.labelLayers {
+            let placement = index.placement(zoom: tileZoom, tileSize: tileSize, scale: scale)
+            let drawn = placement.labels(intersecting: window, layer: layer)
+            labels += drawn.map { geometry.snapshotLabel($0, zoom: tileZoom) }
+            obstacles += drawn.map { $0.box.scaled(by: toSnapshot) }
+            if counted.insert(ObjectIdentifier(index)).inserted {
+                counts.named += placement.namedFeatures
+                counts.labelled += placement.labelledFeatures
+                obstacles += index.iconBoxes(zoom: tileZoom, tileSize: tileSize, scale: scale).filter { $0.intersects(window) }.map { $0.scaled(by: toSnapshot) }
+            }
+        }
+        return (labels, counts, obstacles)
     }
 
     /// The markers among the features (the points FeatureRenderer draws as markers) and where they landed.

@@ -230,7 +230,14 @@ func featureTiles(path: String, bbox: String, zoom: Int, minimum: Double) async 
         }
         let (drawn, _) = try await rate { tile in try source.draw(TileRequest(tile)) == nil ? 0 : 1 }
         let (encoded, meanBytes) = try await rate { tile in try await source.tile(TileRequest(tile)).data?.bytes.count ?? 0 }
-        print(#"{"tiles":\#(tiles.count),"features":\#(features.count),"drawn_per_second":\#(drawn),"png_per_second":\#(encoded),"mean_bytes":\#(meanBytes)}"#)
+        // Label placement over the whole layer, per zoom, each on a fresh index (what the
+        // first tile of a zoom waits for); one placement first warms fontconfig and Pango.
+        _ = LabelIndex(layers: [LabelIndex.Layer(features: features, renderer: renderer)]).placement(zoom: Double(zoom))
+        let labelTimes = (max(0, zoom - 3)...min(22, zoom + 2)).map { z -> String in
+            let placement = LabelIndex(layers: [LabelIndex.Layer(features: features, renderer: renderer)]).placement(zoom: Double(z))
+            return "\"\(z)\":{\"ms\":\((placement.milliseconds * 100).rounded() / 100),\"named\":\(placement.namedFeatures),\"labelled\":\(placement.labelledFeatures)}"
+        }
+        print(#"{"tiles":\#(tiles.count),"features":\#(features.count),"drawn_per_second":\#(drawn),"png_per_second":\#(encoded),"mean_bytes":\#(meanBytes),"label_placement":{\#(labelTimes.joined(separator: ","))}}"#)
     } catch {
         fail("\(error)")
     }

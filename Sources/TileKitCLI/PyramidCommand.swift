@@ -149,6 +149,26 @@ enum PyramidCommand: Command {
         return url.deletingPathExtension().path + "@2x." + ext
     }
 
+    /// The world files that may sit beside an image, in the order they are tried
+    /// (`map.png`: map.pgw, map.pngw, map.wld, ...).
+    static func worldFileCandidates(_ imagePath: String) -> [String] {
+        let url = URL(fileURLWithPath: imagePath)
+        let stem = url.deletingPathExtension()
+        let ext = url.pathExtension.lowercased()
+        let worldExtensions = [ext.first.flatMap { first in ext.last.map { "\(first)\($0)w" } } ?? "", ext + "w", "wld", "pgw", "jgw", "tfw"].filter { !$0.isEmpty }
+        return worldExtensions.map { stem.appendingPathExtension($0).path }
+    }
+
+    /// The sidecar `tilekit stitch` writes beside its image (`layer.png`: `layer.json`).
+    static func sidecarPath(_ imagePath: String) -> String {
+        URL(fileURLWithPath: imagePath).deletingPathExtension().appendingPathExtension("json").path
+    }
+
+    /// True when `locate` can place the image without --bounds or --corners.
+    static func hasGeoreferenceFile(_ imagePath: String) -> Bool {
+        (worldFileCandidates(imagePath) + [sidecarPath(imagePath)]).contains { FileManager.default.fileExists(atPath: $0) }
+    }
+
     /// Where the image is: options, then a world file, then a stitch sidecar.
     static func locate(_ imagePath: String, arguments: BoundArguments, width: Int, height: Int) throws(CLIError) -> Georeference {
         do {
@@ -158,17 +178,9 @@ enum PyramidCommand: Command {
                 return try Georeference.bounds(BoundingBox(west: p[0], south: p[1], east: p[2], north: p[3]), width: width, height: height)
             }
             if let text = arguments.values["corners"] {
-                var corners = [Coordinate]()
-                for item in text.split(separator: ";") { corners.append(try Parse.coordinate(String(item))) }
-                guard corners.count == 4 else { throw CLIError.usage("corners \"\(text)\" are not four LON,LAT separated by ';'") }
-                return try Georeference.corners(corners, width: width, height: height)
+                return try Georeference.corners(try ImageCorners(parsing: text).coordinates, width: width, height: height)
             }
-            let url = URL(fileURLWithPath: imagePath)
-            let stem = url.deletingPathExtension()
-            let ext = url.pathExtension.lowercased()
-            let worldExtensions = [ext.first.flatMap { first in ext.last.map { "\(first)\($0)w" } } ?? "", ext + "w", "wld", "pgw", "jgw", "tfw"].filter { !$0.isEmpty }
-            for candidate in worldExtensions {
-                let file = stem.appendingPathExtension(candidate).path
+            for file in worldFileCandidates(imagePath) {
                 guard let data = FileManager.default.contents(atPath: file) else { continue }
                 let crs = arguments.values["crs"] ?? "4326"
                 let space: Georeference.Space
@@ -183,7 +195,7 @@ enum PyramidCommand: Command {
                     throw CLIError.data(error.description)
                 }
             }
-            let sidecar = stem.appendingPathExtension("json").path
+            let sidecar = sidecarPath(imagePath)
             if FileManager.default.fileExists(atPath: sidecar) {
                 do { return try StitchSidecar.load(sidecar).georeference(width: width, height: height) } catch { throw CLIError.data(error.description) }
             }

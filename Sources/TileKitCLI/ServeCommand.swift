@@ -1,6 +1,7 @@
 import Foundation
 import Dispatch
 import MapProjects
+import Rendering
 import TileServer
 import HTTPServer
 import SharedCache
@@ -36,9 +37,9 @@ enum MapInputs {
 enum ValidateCommand: Command {
     static let path = ["validate"]
     static let summary = "check map.json files and report every problem"
-    static let options = OptionSpec(flags: ["json"])
+    static let options = OptionSpec(flags: ["json", "labels"])
     static let help = """
-    Usage: tilekit validate MAP.json... [--json]
+    Usage: tilekit validate MAP.json... [--json] [--labels]
 
     Checks each map project: its keys and values, that every file it names exists and
     opens (tile stores, feature files, images, fallback tiles), zoom ranges and bounds.
@@ -48,6 +49,9 @@ enum ValidateCommand: Command {
 
     Options:
       --json   one JSON line per file: {"file":...,"ok":...,"problems":[{"path":...,"message":...}]}
+      --labels also place the labels of the visible features layers at every zoom of the map
+               and report, per zoom, how many named features got a label, and the time it took
+               ({"labels":[{"zoom":...,"named":...,"labelled":...,"ms":...}]} with --json)
     """
 
     static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError) {
@@ -56,22 +60,42 @@ enum ValidateCommand: Command {
         for file in arguments.positionals {
             var problems = [ProjectProblem]()
             var summary = ""
+            var labels = [LabelPlacement]()
             do {
                 let project = try MapProjectReader.load(URL(fileURLWithPath: file))
                 summary = "\(project.layers.count) layer\(project.layers.count == 1 ? "" : "s"), zooms \(project.minZoom)-\(project.maxZoom)"
+                if arguments.flag("labels") {
+                    do {
+                        let map = try ServedMap(project)
+                        labels = (project.minZoom...project.maxZoom).map { map.labels.placement(zoom: Double($0)) }
+                    } catch {
+                        problems = [ProjectProblem(file: file, path: "layers", message: "\(error)")]
+                    }
+                }
             } catch {
                 problems = error.problems
             }
             if !problems.isEmpty { failed += 1 }
             if arguments.flag("json") {
                 let list = problems.map { p -> [String: String] in ["path": p.path, "message": p.message] }
-                let object: [String: Any] = ["file": file, "ok": problems.isEmpty, "problems": list]
+                var object: [String: Any] = ["file": file, "ok": problems.isEmpty, "problems": list]
+                if arguments.flag("labels") {
+                    object["labels"] = labels.map { ["zoom": Int($0.zoom), "named": $0.namedFeatures, "labelled": $0.labelledFeatures,
+                                                     "ms": ($0.milliseconds * 10).rounded() / 10] as [String: Any] }
+                }
                 let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
                 io.write(String(decoding: data, as: UTF8.self))
             } else if problems.isEmpty {
                 io.write("\(file): ok (\(summary))")
+                for p in labels {
+                    io.write(String(format: "  labels z%d: %d of %d named features drawn (%.1f ms)", Int(p.zoom), p.labelledFeatures, p.namedFeatures, p.milliseconds))
+                }
             } else {
-                for problem in problems { io.writeError(problem.description) }
+                // Named as the user wrote it (the reader resolves it to an absolute path).
+                for var problem in problems {
+                    if problem.file == URL(fileURLWithPath: file).path { problem.file = file }
+                    io.writeError(problem.description)
+                }
             }
         }
         if failed > 0 { throw .data(failed == 1 ? "1 map has problems" : "\(failed) maps have problems") }

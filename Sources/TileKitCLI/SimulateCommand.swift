@@ -17,7 +17,8 @@ enum SimulateCommand: Command {
     Events are placed where the path crosses the circle, not at the tick that noticed it.
 
     Options:
-      --gpx FILE          the route (GPX track or route, or any line in GeoJSON/KML)
+      --gpx FILE          the route: a GPX track or route, a GPX of waypoints (an Xcode location
+                          file: <wpt> in order, at their <time>s), or any line in GeoJSON/KML
       --pois FILE         GeoJSON Points with id, kind (quest, monster, store, treasure, warp),
                           radius (meters, default 10) and title; or a plist of annotations
       --speed M/S         walking speed when the route has no times, 0.01-1000 (default: 1.4)

@@ -32,8 +32,10 @@ enum SnapshotCommand: Command {
       --padding PX          space around fitted overlays (default: 20)
       --attribution TEXT    drawn bottom-right (default: the base's attribution; "none" for none)
       -o, --output OUT      the image; its extension picks the format
-      --geometry OUT.json   also write where it is: center, zoom, scale, size, bbox, and every marker's pixel,
-                        title and subtitle (from --marker and the overlays)
+      --geometry OUT.json   also write where it is: center, zoom, scale, size, bbox, every marker's pixel,
+                        title and subtitle (from --marker and the overlays), every label drawn (text,
+                        kind, box in pixels; a map.json base's labels too) and "labelCounts" (named
+                        features, those labelled at this zoom, those drawn here)
       --user-agent UA       for a URL template base
     """
 

@@ -8,7 +8,7 @@ public enum TileKitCommand {
     static let commands: [any Command.Type] = [
         TileAt.self, TileBounds.self, TileList.self, TileQuadkey.self, TileFromQuadkey.self,
         TileParent.self, TileChildren.self, URLCommand.self, InfoCommand.self, ConvertCommand.self, SeedCommand.self, CacheCommand.self, SnapshotCommand.self, SampleMapCommand.self,
-        ValidateCommand.self, ServeCommand.self, PyramidCommand.self, MergeCommand.self, StitchCommand.self, SplitCommand.self, SimulateCommand.self,
+        InitCommand.self, ValidateCommand.self, ServeCommand.self, PyramidCommand.self, MergeCommand.self, StitchCommand.self, SplitCommand.self, SimulateCommand.self,
     ]
 
     static var overview: String {

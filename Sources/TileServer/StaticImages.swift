@@ -10,7 +10,8 @@ extension TileServer {
     /// `/maps/{map}/static/{region}/{w}x{h}[@2x].{ext}`: the composed map with `markers=`
     /// (`lon,lat[,color][,symbol]` separated by `|`), `path=` (`enc:...[,width][,color]`) and
     /// `padding=`; or POST a GeoJSON body for more than a URL holds. The image's geometry is
-    /// in the `X-Snapshot-Geometry` header (without markers), and whole at the `.json` twin.
+    /// in the `X-Snapshot-Geometry` header (without markers), and whole at the `.json` twin
+    /// (with every label drawn, the map's and the markers', text and box).
     func staticImage(_ request: HTTPRequest, map name: String, spec: Route.StaticRequest) async -> HTTPResponse {
         guard let map = maps[name] else { return .text(404, "no map \"\(name)\"") }
         let limit = options.maxStaticSide
@@ -50,15 +51,18 @@ extension TileServer {
             else { return .text(400, "auto needs markers, a path or a GeoJSON body, or a map with bounds") }
         }
         let base = map.composedLayer
-        let snapshotOptions = SnapshotOptions(region: region, width: spec.width, height: spec.height, scale: spec.scale,
+        var snapshotOptions = SnapshotOptions(region: region, width: spec.width, height: spec.height, scale: spec.scale,
                                               base: spec.format == nil ? nil : base, features: features,
                                               attribution: map.project.attribution, maxZoom: Double(map.project.maxZoom))
+        // The .json twin draws no tiles but reports the map's labels where the image has them.
+        snapshotOptions.reportedBaseLabels = base.source as? any LabelledTileSource
+        let renderOptions = snapshotOptions
         // Drawn and encoded on the render pool, under its budget; a client that leaves
         // cancels the work (checked before the costly encoding).
         let rendered: (snapshot: Snapshot, bytes: [UInt8]?)?
         do {
             rendered = try await renders.run {
-                let snapshot = try await Snapshotter.render(snapshotOptions)
+                let snapshot = try await Snapshotter.render(renderOptions)
                 try Task.checkCancellation()
                 do {
                     return (snapshot, try spec.format.map { try snapshot.image.encoded(.defaults(for: $0)) })

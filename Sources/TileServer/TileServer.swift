@@ -232,9 +232,12 @@ public final class TileServer: Sendable {
             return json(request, ["maps": list], maxAge: 0)
         }
         var html = "<!doctype html><meta charset=utf-8><title>TileKit maps</title><h1>Maps</h1><ul>"
+        // The snippets name this server as the client reached it.
+        let origin = "http://" + (request.headers["host"] ?? "127.0.0.1:8080")
         for name in order {
             let map = maps[name]!
-            html += "<li><a href=\"/maps/\(name)/\">\(Viewer.escape(map.project.title))</a> · <a href=\"/maps/\(name).json\">TileJSON</a></li>"
+            html += "<li><a href=\"/maps/\(name)/\">\(Viewer.escape(map.project.title))</a> · <a href=\"/maps/\(name).json\">TileJSON</a>"
+                + AppSnippets(map: map, origin: origin).html + "</li>"
         }
         return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: Array((html + "</ul>\n").utf8))
     }

@@ -31,6 +31,11 @@ enum Viewer {
         if let base = map.layers.first(where: { $0.spec.isBase && $0.spec.visible }) {
             config["debugTiles"] = "/maps/\(name)/layers/\(base.spec.id)/{z}/{x}/{y}.\(base.spec.format.fileExtension)"
         }
+        // The debug grid also outlines each label the map draws in a tile (its text and pixel
+        // box), from the .json twin of a static image of exactly that tile.
+        if map.layers.contains(where: { $0.spec.isFeatureLayer && $0.spec.visible }) {
+            config["debugLabels"] = "/maps/\(name)/static/{lon},{lat},{z}/256x256.json"
+        }
         if let a = project.attribution { config["attribution"] = a }
         if let game = project.game {
             var g: [String: Any] = ["routes": game.routes.keys.sorted(), "play": "/maps/\(name)/play", "warps": "/maps/\(name)/warps/"]
@@ -71,6 +76,9 @@ enum Viewer {
     .tk-grid span { background: rgba(255, 255, 255, 0.75); padding: 1px 3px; display: inline-block; margin: 2px; }
     .tk-grid.tk-fallback { background: rgba(255, 160, 0, 0.18); }
     .tk-grid.tk-overzoomed { background: rgba(0, 120, 255, 0.15); }
+    .tk-grid { position: relative; }
+    .tk-label-box { position: absolute; outline: 1px dashed rgba(120, 0, 160, 0.9); font: 9px/1 monospace; color: #60a; }
+    .tk-label-box span { position: absolute; left: 0; top: 100%; margin: 0; padding: 0 2px; white-space: nowrap; }
     .tk-hit { cursor: pointer; }
     .tk-popup-title { font-weight: bold; }
     .tk-popup-subtitle { color: #555; }
@@ -175,6 +183,25 @@ enum Viewer {
               if (how.indexOf("fallback") >= 0) L.DomUtil.addClass(tile, "tk-fallback");
               if (how.indexOf("overzoomed") >= 0) L.DomUtil.addClass(tile, "tk-overzoomed");
             }).catch(function () {});
+          // Each label drawn in this tile: its box (tile pixels) outlined, its text and box beside.
+          if (config.debugLabels) {
+            var n = Math.pow(2, coords.z);
+            var lon = (coords.x + 0.5) / n * 360 - 180;
+            var lat = Math.atan(Math.sinh(Math.PI * (1 - 2 * (coords.y + 0.5) / n))) * 180 / Math.PI;
+            fetch(config.debugLabels.replace("{lon}", lon.toFixed(9)).replace("{lat}", lat.toFixed(9)).replace("{z}", coords.z))
+              .then(function (r) { return r.ok ? r.json() : { labels: [] }; })
+              .then(function (g) {
+                (g.labels || []).forEach(function (l) {
+                  var box = L.DomUtil.create("div", "tk-label-box", tile);
+                  box.style.left = l.x + "px"; box.style.top = l.y + "px";
+                  box.style.width = l.width + "px"; box.style.height = l.height + "px";
+                  var where = l.text + " [" + l.x + "," + l.y + " " + l.width + "x" + l.height + "]";
+                  box.title = l.kind + ": " + where;
+                  box.setAttribute("data-label", l.text);
+                  L.DomUtil.create("span", "", box).textContent = where;
+                });
+              }).catch(function () {});
+          }
           return tile;
         }
       });

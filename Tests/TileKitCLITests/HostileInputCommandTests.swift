@@ -60,3 +60,17 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["scan.pgw", "scan.png"])
     }
 }
+
+/// Xcode location files through `tilekit simulate`: played, or refused as data (65) naming the waypoint.
+@Suite struct XcodeGPXCommandTests {
+    @Test func anXcodeFilePlaysAndABadOneIsRefusedAsData() async {
+        let good = await CLIRun(["simulate", "--gpx", HostileInputCommandTests.fixture("GameTests/Fixtures/xcode-timed.gpx"),
+                                 "--pois", HostileInputCommandTests.pois, "--positions", "--tick", "10"])
+        #expect(good.exitCode == 0, "\(good.error)")
+        #expect(good.output.filter { $0.contains("\"position\"") }.count == 12)  // 0, 10, ..., 110
+        let mixed = HostileInputCommandTests.fixture("GameTests/Fixtures/xcode-mixed-times.gpx")
+        let bad = await CLIRun(["simulate", "--gpx", mixed, "--pois", HostileInputCommandTests.pois])
+        #expect(bad.exitCode == 65)
+        #expect(bad.error.contains("\(mixed): wpt[2] (line 5, column"), "\(bad.error)")
+    }
+}

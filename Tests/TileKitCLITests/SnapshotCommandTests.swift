@@ -28,6 +28,13 @@ import Canvas
         #expect(geometry["scale"] as? Int == 2 && geometry["width"] as? Int == 320 && (geometry["bbox"] as! [Double]).count == 4)
         let pixel = image[Int(marker["x"]! * 2), Int(marker["y"]! * 2)]
         #expect(pixel.distance(to: Pixel(Color(hex: "#b3261e")!)) < 10)
+        // The store's label: its text and its box (CSS pixels) right of its icon; counted.
+        let labels = try #require(geometry["labels"] as? [[String: Any]])
+        let store = try #require(labels.first)
+        #expect(labels.count == 1 && store["text"] as? String == #"The "Plaza" store"# && store["kind"] as? String == "poi")
+        let storeMarker = markers[0]
+        #expect((store["x"] as! Double) > (storeMarker["x"] as! Double) + 10)
+        #expect(geometry["labelCounts"] as? [String: Double] == ["zoom": geometry["zoom"] as! Double, "named": 1, "labelled": 1, "drawn": 1])
     }
 
     @Test func badSnapshotsAreNamed() async throws {
@@ -53,5 +60,26 @@ import Canvas
         #expect(await CLIRun(["snapshot", "--marker", "1,2", "--path", "zzz", "-o", out]).error.contains("enc:"))
         #expect(await CLIRun(["snapshot", "--overlay", directory.appendingPathComponent("missing.gpx").path, "-o", out]).exitCode == 74)
         #expect(!FileManager.default.fileExists(atPath: out))
+    }
+}
+
+/// `validate --labels`: how many named features get a label at each zoom of the map.
+@Suite struct ValidateLabelsTests {
+    @Test func countsLabelledFeaturesPerZoom() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tilekit-labels-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Five names 33 m apart, one above the other: apart at zoom 17, on one spot at zoom 12
+        // (where four candidates around it hold four labels at most).
+        try Data(##"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[-73.9712,40.7644]},"properties":{"title":"Quest number 0"}},{"type":"Feature","geometry":{"type":"Point","coordinates":[-73.9712,40.7647]},"properties":{"title":"Quest number 1"}},{"type":"Feature","geometry":{"type":"Point","coordinates":[-73.9712,40.765]},"properties":{"title":"Quest number 2"}},{"type":"Feature","geometry":{"type":"Point","coordinates":[-73.9712,40.7653]},"properties":{"title":"Quest number 3"}},{"type":"Feature","geometry":{"type":"Point","coordinates":[-73.9712,40.7656]},"properties":{"title":"Quest number 4"}}]}"##.utf8)
+            .write(to: directory.appendingPathComponent("pins.geojson"))
+        let map = directory.appendingPathComponent("map.json")
+        try Data(#"{"name": "m", "minzoom": 12, "maxzoom": 17, "layers": [{"id": "pins", "type": "features", "files": ["pins.geojson"]}]}"#.utf8).write(to: map)
+        let run = await CLIRun(["validate", map.path, "--labels"])
+        #expect(run.exitCode == 0, "\(run.error)")
+        let lines = run.output.filter { $0.contains("labels z") }
+        #expect(lines.count == 6, "\(run.output)")
+        #expect(lines.first.map { $0.hasPrefix("  labels z12: ") && !$0.hasPrefix("  labels z12: 5") && $0.contains(" of 5 named features drawn") } == true, "\(lines)")
+        #expect(lines.last?.hasPrefix("  labels z17: 5 of 5 named features drawn") == true, "\(lines)")
     }
 }
