@@ -56,7 +56,7 @@ public enum MapProjectReader {
         var reader = Reader(file: file, folder: url.deletingLastPathComponent())
         let project = reader.project(root, defaultName: url.deletingPathExtension().lastPathComponent)
         guard reader.problems.isEmpty, let project else { throw ProjectProblems(problems: reader.problems) }
-        return OpenedProject(project, stores: reader.stores, pois: reader.pois, routes: reader.routes)
+        return OpenedProject(project, stores: reader.stores, pois: reader.pois, routes: reader.routes, featureFiles: reader.featureFiles)
     }
 
     /// A plain tile store as a one-layer map named after its file (`world.mbtiles`: `world`), as mbtileserver does;
@@ -83,7 +83,7 @@ public enum MapProjectReader {
             project.zoom = source.metadata.centerZoom
             project.minZoom = source.metadata.minZoom
             project.maxZoom = max(source.metadata.maxZoom, min(22, source.metadata.maxZoom + 2))
-            return OpenedProject(project, stores: [location: source], pois: nil, routes: [:])
+            return OpenedProject(project, stores: [location: source], pois: nil, routes: [:], featureFiles: [:])
         } catch {
             throw ProjectProblems(problems: [ProjectProblem(file: path, path: "", message: error.description, isIO: error.isIO)])
         }
@@ -97,6 +97,7 @@ public enum MapProjectReader {
         var stores = [String: any TileSource]()
         var pois: [PointOfInterest]?
         var routes = [String: RoutePlayback]()
+        var featureFiles = [String: (features: [Feature], images: [String: RGBAImage])]()
 
         mutating func fail(_ path: String, _ message: String, isIO: Bool = false) {
             problems.append(ProjectProblem(file: file, path: path, message: message, isIO: isIO))
@@ -225,7 +226,8 @@ public enum MapProjectReader {
                     }
                     do {
                         let features = try FeatureFiles.load(resolved, overlayImage: overlayImage)
-                        _ = try FeatureRenderer.loadImages(for: features, relativeTo: URL(fileURLWithPath: resolved).deletingLastPathComponent())
+                        let images = try FeatureRenderer.loadImages(for: features, relativeTo: URL(fileURLWithPath: resolved).deletingLastPathComponent())
+                        featureFiles[OpenedProject.featureKey(resolved, overlayImage: overlayImage)] = (features, images)
                     } catch let error as FeatureError {
                         fail(path + ".files[\(i)]", error.description)
                     } catch {

@@ -1,8 +1,10 @@
 import TileSources
+import Features
+import Canvas
 import Game
 
 /// A map project as `MapProjectReader` checked it, with what the check opened: its tile
-/// stores, points of interest and routes. `ServedMap` serves from these, so reading a map
+/// stores, feature files (with their images), points of interest and routes. `ServedMap` serves from these, so reading a map
 /// opens each of them once (a route is read once per map, not once per `/play`).
 public struct OpenedProject: Sendable {
     public let project: MapProject
@@ -12,16 +14,25 @@ public struct OpenedProject: Sendable {
     let pois: [PointOfInterest]?
     /// The game's routes by name, at its speed and a time warp of 1.
     let routes: [String: RoutePlayback]
+    /// Feature files as a features layer loads them, by `featureKey`.
+    let featureFiles: [String: (features: [Feature], images: [String: RGBAImage])]
+
+    /// A feature file loads differently with another `overlay-image`: both are the key.
+    static func featureKey(_ file: String, overlayImage: String?) -> String {
+        (overlayImage ?? "") + "\u{0}" + file
+    }
 
     /// A project that was not read from a file (built in code): everything opens when served.
     public init(_ project: MapProject) {
-        self.init(project, stores: [:], pois: nil, routes: [:])
+        self.init(project, stores: [:], pois: nil, routes: [:], featureFiles: [:])
     }
 
-    init(_ project: MapProject, stores: [String: any TileSource], pois: [PointOfInterest]?, routes: [String: RoutePlayback]) {
+    init(_ project: MapProject, stores: [String: any TileSource], pois: [PointOfInterest]?, routes: [String: RoutePlayback],
+         featureFiles: [String: (features: [Feature], images: [String: RGBAImage])]) {
         self.project = project
         self.stores = stores
         self.pois = pois
         self.routes = routes
+        self.featureFiles = featureFiles
     }
 }

@@ -39,7 +39,7 @@ public struct ServedMap: Sendable {
         try self.init(OpenedProject(project))
     }
 
-    /// Serves what the reader opened; opens only what it did not (remote sources, feature files).
+    /// Serves what the reader opened; opens only what it did not (remote sources and their caches).
     public init(_ opened: OpenedProject) throws {
         self.project = opened.project
         var layers = [ServedLayer]()
@@ -51,8 +51,14 @@ public struct ServedMap: Sendable {
             guard case .features(let files) = spec.source else { continue }
             var features = [Feature](), images = [String: RGBAImage]()
             for file in files {
-                let loaded = try FeatureFiles.load(file, overlayImage: spec.overlayImage)
-                images.merge(try FeatureRenderer.loadImages(for: loaded, relativeTo: URL(fileURLWithPath: file).deletingLastPathComponent())) { a, _ in a }
+                let loaded: [Feature], fileImages: [String: RGBAImage]
+                if let kept = opened.featureFiles[OpenedProject.featureKey(file, overlayImage: spec.overlayImage)] {
+                    (loaded, fileImages) = kept  // read by the reader's check
+                } else {
+                    loaded = try FeatureFiles.load(file, overlayImage: spec.overlayImage)
+                    fileImages = try FeatureRenderer.loadImages(for: loaded, relativeTo: URL(fileURLWithPath: file).deletingLastPathComponent())
+                }
+                images.merge(fileImages) { a, _ in a }
                 features += loaded
             }
             loadedFeatures[spec.id] = (features, images)

@@ -69,14 +69,14 @@ struct ProjectFolder {
         #expect(throws: ProjectProblems.self) { try MapProjectReader.load(syntax) }
     }
 
-    /// What the check opened is what is served: a map opened from its file keeps its points
-    /// of interest and routes even when the files are gone; the same project opened again
+    /// What the check opened is what is served: a map opened from its file keeps its
+    /// features, points of interest and routes even when the files are gone; the same project opened again
     /// from scratch reads them (and fails).
     @Test func anOpenedProjectServesWhatItsCheckOpened() throws {
         let fixture = try ProjectFolder()
         defer { fixture.remove() }
         try Data(#"""
-        {"name": "game", "layers": [{"id": "base", "type": "tiles", "source": "base"}],
+        {"name": "game", "layers": [{"id": "base", "type": "tiles", "source": "base"}, {"id": "pins", "type": "features", "files": ["pins.geojson"]}],
          "game": {"pois": "pois.geojson", "routes": {"walk": "walk.gpx"}, "speed": 2}}
         """#.utf8).write(to: fixture.file("game.json"))
         let opened = try MapProjectReader.open(fixture.file("game.json"))
@@ -88,7 +88,9 @@ struct ProjectFolder {
         #expect(opened.stores.keys.contains(fixture.file("base").path))
         try FileManager.default.removeItem(at: fixture.file("pois.geojson"))
         try FileManager.default.removeItem(at: fixture.file("walk.gpx"))
+        try FileManager.default.removeItem(at: fixture.file("pins.geojson"))
         let served = try ServedMap(opened)
+        #expect(served.layer("pins")?.features.map(\.title) == ["Goblin"])
         #expect(served.pois.map(\.id) == ["goblin"] && served.routes["walk"]?.times == walk.times)
         #expect(throws: (any Error).self) { try ServedMap(opened.project) }
     }
