@@ -121,23 +121,8 @@ def central_park(tilekit):
         write_json(os.path.join(build, f"drawing-z{z}.geojson"), {"type": "FeatureCollection", "features": drawn})
         layers.append({"id": f"z{z}", "type": "features", "files": [f"drawing-z{z}.geojson"], "minzoom": z, "maxzoom": z})
     write_json(os.path.join(build, "paper.json"), {"name": "paper", "layers": [{"id": "paper", "type": "generated", "generator": "parchment"}]})
-    write_json(os.path.join(build, "drawing.json"), {"name": "drawing", "layers": layers})
     write_json(os.path.join(build, "layers.json"), {"zooms": stats, "sources": dict(sorted(collections.Counter(f["kind"] for f in sources).items()))})
     reservoir = next(f["geometry"] for f in sources if f.get("role") == "reservoir")
-    # The tiles are drawn again only when the drawing changed.
-    digest = hashlib.sha256(b"".join(open(os.path.join(build, f"drawing-z{z}.geojson"), "rb").read() for z in per_zoom)).hexdigest()
-    tiles, stamp = os.path.join(build, "park.mbtiles"), os.path.join(build, "park.mbtiles.sha256")
-    if not os.path.exists(tiles) or not os.path.exists(stamp) or open(stamp).read() != digest:
-        say(f"central-park: drawing the park into tiles, zooms {min(per_zoom)}-{max(per_zoom)}")
-        for old in (tiles, stamp):
-            if os.path.exists(old):
-                os.remove(old)
-        started = time.monotonic()
-        run(tilekit, "seed", "--source", os.path.join(build, "drawing.json"), "--bbox", ",".join(map(str, PARK_BBOX)),
-            "--zoom", f"{min(per_zoom)}-{max(per_zoom)}", "--out", tiles, "--quiet", "--rate", "100000", "--concurrency", "2")
-        with open(stamp, "w") as f:
-            f.write(digest)
-        say(f"central-park: tiles drawn in {time.monotonic() - started:.0f} s")
     for z, s in stats.items():
         say(f"central-park: z{z}: {s['features']} features, {s['vertices']} vertices, {s['named']} names")
     fallback = os.path.join(build, "parchment.png")
@@ -184,6 +169,29 @@ def central_park(tilekit):
               if p.tag.rsplit("}", 1)[-1] in ("wpt", "trkpt")]
     write_json(os.path.join(build, "route.geojson"), {"type": "FeatureCollection", "features": [
         feature({"type": "LineString", "coordinates": points}, title="Game Test", renderer="gradient", **{"stroke-width": 5})]})
+    # The live layers over the tiles (pins and the route, drawn by the served map) take their
+    # room in the drawing's label placement without being drawn into the tiles ("draw": false):
+    # the park's names then make way for the pins' labels and icons, as on a map drawn at once.
+    # They come first: at equal priorities the earlier layer's labels are placed first, as the
+    # served map places them (where nothing else competes).
+    layers[1:1] = [{"id": "pins", "type": "features", "files": ["pins.geojson"], "draw": False},
+                   {"id": "route", "type": "features", "files": ["route.geojson"], "draw": False}]
+    write_json(os.path.join(build, "drawing.json"), {"name": "drawing", "layers": layers})
+    # The tiles are drawn again only when the drawing changed.
+    drawn_from = [f"drawing-z{z}.geojson" for z in per_zoom] + ["drawing.json", "pins.geojson", "route.geojson"]
+    digest = hashlib.sha256(b"".join(open(os.path.join(build, name), "rb").read() for name in drawn_from)).hexdigest()
+    tiles, stamp = os.path.join(build, "park.mbtiles"), os.path.join(build, "park.mbtiles.sha256")
+    if not os.path.exists(tiles) or not os.path.exists(stamp) or open(stamp).read() != digest:
+        say(f"central-park: drawing the park into tiles, zooms {min(per_zoom)}-{max(per_zoom)}")
+        for old in (tiles, stamp):
+            if os.path.exists(old):
+                os.remove(old)
+        started = time.monotonic()
+        run(tilekit, "seed", "--source", os.path.join(build, "drawing.json"), "--bbox", ",".join(map(str, PARK_BBOX)),
+            "--zoom", f"{min(per_zoom)}-{max(per_zoom)}", "--out", tiles, "--quiet", "--rate", "100000", "--concurrency", "2")
+        with open(stamp, "w") as f:
+            f.write(digest)
+        say(f"central-park: tiles drawn in {time.monotonic() - started:.0f} s")
     say(f"central-park: {len(drawing)} drawn features, {len(stations)} warp zones")
 
 

@@ -51,6 +51,15 @@ def main():
             driver.execute_script("window.tilekitMap.closePopup(); document.querySelectorAll('.leaflet-popup').forEach(function (p) { p.remove(); });")
             driver.save_screenshot(os.path.join(out, f"central-park-z{zoom}.png"))
             print(f"screenshot: central-park-z{zoom}.png")
+        # The README's first picture: the route played to its end at 20x, popups left open.
+        driver.execute_script("window.tilekitMap.setView([40.7672, -73.9712], 17, {animate: false}); window.tilekitPlay('game-test', 20);")
+        time.sleep(493 / 20 + 4)
+        shot = os.path.join(out, "example-central-park.png")
+        driver.save_screenshot(shot)
+        from PIL import Image
+        Image.open(shot).convert("RGB").save(os.path.join(out, "example-central-park.jpg"), quality=85)
+        os.remove(shot)
+        print("screenshot: example-central-park.jpg")
     finally:
         driver.quit()
         server.send_signal(signal.SIGTERM)

@@ -57,6 +57,10 @@ public struct LayerSpec: Sendable {
     public var isBase: Bool
     /// Shown when the viewer opens, and part of the composed map.
     public var visible: Bool = true
+    /// False (map.json `"draw": false`) for a features layer drawn by another map: its labels
+    /// and icons take their room in this map's label placement, but it draws nothing. Tiles
+    /// pre-rendered from this map then leave room for the live layer that goes over them.
+    public var draws: Bool = true
     public var options = LayerOptions()
     /// `Cache-Control: max-age` for its tiles, in seconds.
     public var maxAge: Int = 3600

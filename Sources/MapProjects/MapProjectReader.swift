@@ -26,7 +26,7 @@ public enum MapProjectReader {
     static let layerKeys: Set<String> = ["id", "title", "type", "source", "scheme", "cache", "user-agent", "subdomains", "generator",
                                          "files", "base", "visible", "zindex", "opacity", "minzoom", "maxzoom", "native-minzoom",
                                          "native-maxzoom", "bounds", "fallback", "replaces-base", "max-age", "format", "tile-size", "overlay-image", "antialias",
-                                         "label-priority"]
+                                         "label-priority", "draw"]
 
     /// Reads and checks a project; throws every problem found (`validate` reports them).
     public static func load(_ url: URL) throws(ProjectProblems) -> MapProject {
@@ -249,6 +249,9 @@ public enum MapProjectReader {
             }
             if let z = int(o["zindex"], path + ".zindex") { layer.options.zIndex = z }
             if let priority = int(o["label-priority"], path + ".label-priority") { layer.labelPriority = priority }
+            if let draws = bool(o["draw"], path + ".draw") {
+                if type == "features" { layer.draws = draws } else { fail(path + ".draw", "only a features layer can leave its drawing to another map") }
+            }
             if let opacity = number(o["opacity"], path + ".opacity") {
                 if (0...1).contains(opacity) { layer.options.opacity = opacity } else { fail(path + ".opacity", "\(opacity) is out of range [0, 1]") }
             }

@@ -66,7 +66,7 @@ public struct ServedMap: Sendable {
                 var renderer = FeatureRenderer(images: images)
                 renderer.antialias = spec.antialias
                 labelLayers.append(LabelIndex.Layer(features: features, renderer: renderer, priority: spec.labelPriority,
-                                                    minZoom: spec.options.minZoom, maxZoom: spec.options.maxZoom))
+                                                    minZoom: spec.options.minZoom, maxZoom: spec.options.maxZoom, coversAreas: !spec.draws))
                 labelLayerIDs.append(spec.id)
             }
         }
@@ -110,8 +110,9 @@ public struct ServedMap: Sendable {
         self.routes = routes
         bounds = project.bounds ?? Self.union(layers.map(\.layer.bounds))
         composedMaxAge = layers.filter { $0.spec.visible }.map(\.spec.maxAge).min() ?? 3600
-        let base = layers.first { $0.spec.isBase && $0.spec.visible }
-        composer = TileComposer(layers: layers.filter { $0.spec.visible && (!$0.spec.isBase || $0.spec.id == base?.spec.id) }.map(\.layer))
+        let base = layers.first { $0.spec.isBase && $0.spec.visible && $0.spec.draws }
+        // A layer that does not draw (`"draw": false`) only takes room in the label placement.
+        composer = TileComposer(layers: layers.filter { $0.spec.visible && $0.spec.draws && (!$0.spec.isBase || $0.spec.id == base?.spec.id) }.map(\.layer))
     }
 
     public func layer(_ id: String) -> ServedLayer? { layers.first { $0.spec.id == id } }

@@ -21,14 +21,19 @@ public final class LabelIndex: Sendable {
         /// labels and icons take no room. A fractional zoom counts as the nearest whole one.
         public var minZoom: Int
         public var maxZoom: Int
+        /// True for a layer drawn over the others by another map (map.json `"draw": false`):
+        /// its filled areas hide what is under them, so other layers' labels keep off their
+        /// boxes. Its own labels and icons take their room as usual.
+        public var coversAreas: Bool
 
         public init(features: [Feature], renderer: FeatureRenderer = FeatureRenderer(), priority: Int? = nil,
-                    minZoom: Int = 0, maxZoom: Int = Int.max) {
+                    minZoom: Int = 0, maxZoom: Int = Int.max, coversAreas: Bool = false) {
             self.features = features
             self.renderer = renderer
             self.priority = priority
             self.minZoom = minZoom
             self.maxZoom = maxZoom
+            self.coversAreas = coversAreas
         }
     }
 

@@ -40,6 +40,9 @@ struct LabelPlacer: Sendable {
     let entries: [Entry]
     /// Every marker's icon: its layer, its point and its box around it, CSS pixels.
     let icons: [(layer: Int, point: MapPoint, box: PixelBox)]
+    /// The boxes (map units: minX west, minY north) of the filled areas of layers that cover
+    /// the others (`LabelIndex.Layer.coversAreas`).
+    let covers: [(layer: Int, box: PixelBox)]
     /// Each layer's zooms.
     let zooms: [ClosedRange<Int>]
     let namedFeatures: Int
@@ -57,9 +60,11 @@ struct LabelPlacer: Sendable {
     init(layers: [LabelIndex.Layer]) {
         var entries = [Entry]()
         var icons = [(layer: Int, point: MapPoint, box: PixelBox)]()
+        var covers = [(layer: Int, box: PixelBox)]()
         var named = Set<[Int]>()
         for (layerIndex, layer) in layers.enumerated() {
             for (index, feature) in layer.features.enumerated() {
+                if layer.coversAreas, let box = Self.coveredBox(feature) { covers.append((layerIndex, box)) }
                 let markers = Self.markerPoints(feature)
                 let icon = layer.renderer.iconBox(for: feature)
                 for point in markers { icons.append((layerIndex, MapPoint(point), icon)) }
@@ -92,6 +97,7 @@ struct LabelPlacer: Sendable {
             a.element.priority != b.element.priority ? a.element.priority > b.element.priority : a.offset < b.offset
         }.map(\.element)
         self.icons = icons
+        self.covers = covers
         // Not a ClosedRange in the input: a layer made in code may have min above max (no zoom).
         zooms = layers.map { $0.minZoom <= $0.maxZoom ? $0.minZoom...$0.maxZoom : 1...0 }
         namedFeatures = named.count
@@ -111,6 +117,12 @@ struct LabelPlacer: Sendable {
         var grid = SpatialGrid(cell: Self.cell * scale)
         let shown = shownLayers(zoom: zoom)
         for box in iconBoxes(world: world, scale: scale, layers: shown) + obstacles { grid.insert(box) }
+        var coverGrid = SpatialGrid(cell: Self.cell * scale)
+        for cover in covers where shown[cover.layer] {
+            coverGrid.insert(PixelBox(minX: cover.box.minX * world, minY: cover.box.minY * world,
+                                      maxX: cover.box.maxX * world, maxY: cover.box.maxY * world))
+        }
+        let covering = Set(covers.map(\.layer))
         var labelGrid = SpatialGrid(cell: Self.cell * scale)
         var placed = [PlacedLabel]()
         var labelled = Set<[Int]>()
@@ -138,6 +150,7 @@ struct LabelPlacer: Sendable {
             for (center, angle) in candidates(entry.anchor, size: size, world: world, scale: scale) {
                 let box = Self.box(center: center, size: size, angle: angle)
                 guard box.isValid, box.minY >= 0, box.maxY <= world, !grid.hits(box.grown(by: gap)) else { continue }
+                if !covering.contains(entry.layer) && coverGrid.hits(box) { continue }
                 if entry.kind == .path || entry.kind == .landmark {
                     let nearby = written[entry.text]?.contains { hypot($0.x - center.x, $0.y - center.y) < repeatDistance } ?? false
                     if nearby { continue }
@@ -230,6 +243,17 @@ struct LabelPlacer: Sendable {
     }
 
     /// A named area's anchor: the centroid of its largest ring (by area), or a circle's centre.
+    /// The box of a polygon filled at least half opaque (GeoJSON's default fill opacity is
+    /// 0.6), map units; nil for anything else.
+    static func coveredBox(_ feature: Feature) -> PixelBox? {
+        guard (feature.style.fillOpacity ?? 0.6) >= 0.5, let rings = feature.geometry?.polygonRings else { return nil }
+        let points = rings.joined().map(MapPoint.init)
+        guard let minX = points.map(\.x).min(), let maxX = points.map(\.x).max(),
+              let minY = points.map(\.y).min(), let maxY = points.map(\.y).max() else { return nil }
+        let box = PixelBox(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+        return box.isValid ? box : nil
+    }
+
     static func area(_ geometry: Geometry, radius: Double?) -> Anchor? {
         if case .point(let c) = geometry, let radius, radius.isFinite, radius > 0 {
             let box = FeatureTileSource.grow(BoundingBox(west: c.longitude, south: c.latitude, east: c.longitude, north: c.latitude), meters: radius)
