@@ -35,6 +35,10 @@ public struct SnapshotOptions: Sendable {
     /// Whose labels to report when there is no `base` to draw (a static image's `.json`
     /// twin: where the map's labels would be, without drawing its tiles).
     public var reportedBaseLabels: (any LabelledTileSource)?
+    /// False for the geometry alone (a static image's `.json` twin): no canvas of the image's
+    /// size is made and nothing is drawn, so the report costs only the label placement;
+    /// `Snapshot.image` is then 1x1.
+    public var drawsImage = true
 
     public init(region: SnapshotRegion, width: Int, height: Int, scale: Int = 1, base: TileLayer? = nil,
                 background: Color = Color(hex: "#f2efe9")!, features: [Feature] = [], attribution: String? = nil, maxZoom: Double = 19) {
@@ -161,8 +165,9 @@ public enum Snapshotter {
         let origin = PixelPoint(x: (world.x * worldSize - Double(options.width) * scale / 2).rounded(),
                                 y: (world.y * worldSize - Double(options.height) * scale / 2).rounded())
         let projection = MapProjection(zoom: zoom, tileSize: tileSize, scale: scale, origin: origin)
-        let canvas = try Canvas(width: options.width * options.scale, height: options.height * options.scale, background: options.background)
-        if let base = options.base { try await drawBase(base, on: canvas, projection: projection) }
+        let (pixelWidth, pixelHeight) = (options.width * options.scale, options.height * options.scale)
+        let canvas = try Canvas(width: options.drawsImage ? pixelWidth : 1, height: options.drawsImage ? pixelHeight : 1, background: options.background)
+        if let base = options.base, options.drawsImage { try await drawBase(base, on: canvas, projection: projection) }
         let geometry = SnapshotGeometry(center: center, zoom: zoom, width: options.width, height: options.height,
                                         scale: options.scale, projection: projection)
         // A labelled base's labels and icons (drawn in its tiles): the features' labels avoid them.
@@ -173,10 +178,10 @@ public enum Snapshotter {
         let renderer = FeatureRenderer(images: options.images)
         let placement = LabelIndex(layers: [LabelIndex.Layer(features: options.features, renderer: renderer)])
             .placement(zoom: zoom, tileSize: tileSize, scale: scale, avoiding: base.obstacles)
-        let view = PixelBox(minX: 0, minY: 0, maxX: Double(canvas.width), maxY: Double(canvas.height)).offset(x: origin.x, y: origin.y)
+        let view = PixelBox(minX: 0, minY: 0, maxX: Double(pixelWidth), maxY: Double(pixelHeight)).offset(x: origin.x, y: origin.y)
         let labels = placement.labels(intersecting: view.grown(by: 4 * scale))
-        renderer.draw(options.features, on: canvas, projection: projection, labels: labels)
-        if let attribution = options.attribution, !attribution.isEmpty {
+        if options.drawsImage { renderer.draw(options.features, on: canvas, projection: projection, labels: labels) }
+        if options.drawsImage, let attribution = options.attribution, !attribution.isEmpty {
             canvas.drawText(attribution, at: PixelPoint(x: Double(canvas.width) - 4 * scale, y: Double(canvas.height) - 3 * scale),
                             style: TextStyle(font: Font(size: 10 * scale), color: Color(hex: "#333333")!,
                                              halo: Halo(color: Color.white.withAlpha(0.8), width: 2 * scale), anchor: PixelPoint(x: 1, y: 1)))

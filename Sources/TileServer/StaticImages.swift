@@ -56,20 +56,24 @@ extension TileServer {
                                               attribution: map.project.attribution, maxZoom: Double(map.project.maxZoom))
         // The .json twin draws no tiles but reports the map's labels where the image has them.
         snapshotOptions.reportedBaseLabels = base.source as? any LabelledTileSource
+        // The twin draws nothing (only labels are placed), so it does not wait for the render
+        // pool: the viewer's debug grid asks for one per tile.
+        snapshotOptions.drawsImage = spec.format != nil
         let renderOptions = snapshotOptions
+        @Sendable func render() async throws -> (snapshot: Snapshot, bytes: [UInt8]?) {
+            let snapshot = try await Snapshotter.render(renderOptions)
+            try Task.checkCancellation()
+            do {
+                return (snapshot, try spec.format.map { try snapshot.image.encoded(.defaults(for: $0)) })
+            } catch {
+                throw EncodingFailure(error: error)
+            }
+        }
         // Drawn and encoded on the render pool, under its budget; a client that leaves
         // cancels the work (checked before the costly encoding).
         let rendered: (snapshot: Snapshot, bytes: [UInt8]?)?
         do {
-            rendered = try await renders.run {
-                let snapshot = try await Snapshotter.render(renderOptions)
-                try Task.checkCancellation()
-                do {
-                    return (snapshot, try spec.format.map { try snapshot.image.encoded(.defaults(for: $0)) })
-                } catch {
-                    throw EncodingFailure(error: error)
-                }
-            }
+            rendered = spec.format == nil ? try await render() : try await renders.run { try await render() }
         } catch let error as SnapshotError {
             return .text(400, error.description)
         } catch is CancellationError {

@@ -89,3 +89,32 @@ import HTTPServer
         }
     }
 }
+
+/// The `.json` twin draws nothing, so it is answered while every static render is busy (the
+/// viewer's debug grid asks for one per tile); the image itself is refused with 503 then.
+@Suite struct StaticTwinWithoutRenderPoolTests {
+    @Test func theTwinIsAnsweredWhileThePoolIsFull() async throws {
+        let fixture = try ProjectFixture()
+        defer { fixture.remove() }
+        var options = ServerOptions()
+        options.maxConcurrentStaticRenders = 1
+        let server = try fixture.server(options)
+        let (busy, release) = AsyncStream.makeStream(of: Void.self)
+        let (started, began) = AsyncStream.makeStream(of: Void.self)
+        let holder = Task {
+            await server.renders.run {
+                began.yield()
+                for await _ in busy { break }
+            }
+        }
+        for await _ in started { break }
+        let path = "/maps/park/static/-73.9725,40.7680,16/2048x2048@2x"
+        let twin = await server.handle(HTTPRequest(method: "GET", path: path + ".json"))
+        let image = await server.handle(HTTPRequest(method: "GET", path: path + ".png"))
+        release.yield()
+        release.finish()
+        _ = await holder.value
+        #expect(twin.status == 200)
+        #expect(image.status == 503)
+    }
+}
