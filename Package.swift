@@ -42,8 +42,10 @@ let package = Package(
 
         // Pure Swift tile math: coordinates, tiles, geodesy, encoded polylines.
         .target(name: "TileMath"),
-        // Images and drawing over cairo, pango and the codecs.
-        .target(name: "Canvas", dependencies: ["TileMath", "CCairo", "CPango", "CPNGCodec", "CTurboJPEG", "CWebP", "CJPEGReader", "CTIFFReader"]),
+        // Colours (sRGB, straight alpha; hex and CSS names), pure Swift: Features names them without cairo.
+        .target(name: "Colors"),
+        // Images and drawing over cairo, pango and the codecs; re-exports Colors.
+        .target(name: "Canvas", dependencies: ["TileMath", "Colors", "CCairo", "CPango", "CPNGCodec", "CTurboJPEG", "CWebP", "CJPEGReader", "CTIFFReader"]),
         // MBTiles 1.3 files over SQLite (the only importer of CSQLite).
         .target(name: "MBTiles", dependencies: ["TileMath", "CSQLite", "Compression"]),
         // gzip through zlib (the only importer of CZlib).
@@ -51,7 +53,7 @@ let package = Package(
         // PMTiles v3 files: Hilbert ids, directories, leaves, run-length dedup.
         .target(name: "PMTiles", dependencies: ["TileMath", "Compression"]),
         // Features from GeoJSON, GPX, KML and plist files.
-        .target(name: "Features", dependencies: ["TileMath", "Canvas", "CXML2"]),
+        .target(name: "Features", dependencies: ["TileMath", "Colors", "CXML2"]),
         // Tile sources, layers (zooms, bounds, overzoom, fallback) and composition.
         .target(name: "TileSources", dependencies: ["TileMath", "Canvas", "MBTiles", "PMTiles"]),
         // Drawing features into tiles and images.
@@ -89,7 +91,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "TileSourcesTests", dependencies: ["TileSources", "TileMath", "Canvas", "MBTiles", "PMTiles", "Compression", "TestSupport"],
                     exclude: ["Hostile"]),
-        .testTarget(name: "FeaturesTests", dependencies: ["Features", "TileMath", "Canvas"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "FeaturesTests", dependencies: ["Features", "TileMath", "Colors"], resources: [.copy("Fixtures")]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Features", "TileSources", "TileMath", "Canvas"], exclude: ["Goldens", "Fixtures"]),
         .testTarget(name: "TileKitCLITests", dependencies: ["TileKitCLI", "TileMath", "TileSources", "MBTiles", "MapProjects", "TestSupport"],
                     exclude: ["Fixtures"]),

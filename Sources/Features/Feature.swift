@@ -1,6 +1,6 @@
 public import Foundation
 public import TileMath
-public import Canvas
+public import Colors
 
 /// A geometry in WGS84 degrees, as RFC 7946 defines them. Polygon rings are exterior
 /// first, then holes; rings are closed (first point repeated).

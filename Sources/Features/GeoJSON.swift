@@ -1,6 +1,6 @@
 import Foundation
 import TileMath
-import Canvas
+import Colors
 
 /// Reads GeoJSON (RFC 7946): a FeatureCollection, a Feature or a bare geometry, every
 /// geometry type, polygons with holes; simplestyle-spec 1.1 properties; and TileKit's own:

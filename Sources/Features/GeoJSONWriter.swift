@@ -1,6 +1,6 @@
 import Foundation
 import TileMath
-import Canvas
+import Colors
 
 extension GeoJSON {
     /// Features as a GeoJSON FeatureCollection (RFC 7946), with their style written back as

@@ -1,6 +1,6 @@
 import Foundation
 import TileMath
-import Canvas
+import Colors
 
 /// Reads KML 2.2 (https://developers.google.com/kml/documentation/kmlreference): Placemarks
 /// with Point, LineString, Polygon (inner rings are holes) and MultiGeometry; their Style or

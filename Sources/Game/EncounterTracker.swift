@@ -18,22 +18,22 @@ public struct EncounterEvent: Hashable, Sendable {
 ///
 /// The player moves in a straight line between two updates, so an event is placed where
 /// that segment crosses the circle, not at the tick that noticed it. Exits use a wider
-/// circle (`radius + hysteresis`) so a player standing on the edge does not flicker in and
-/// out; with `dwell`, an enter fires only after that many seconds inside. Each visit
+/// circle (`radius + hysteresisMeters`) so a player standing on the edge does not flicker in and
+/// out; with `dwellSeconds`, an enter fires only after that many seconds inside. Each visit
 /// fires once.
 public struct EncounterTracker: Sendable {
     public let pois: [PointOfInterest]
-    public var hysteresis: Double
-    public var dwell: Double
+    public var hysteresisMeters: Double
+    public var dwellSeconds: Double
     private var inside: [String: Bool] = [:]
-    /// When the player crossed in, for POIs whose dwell has not yet passed.
+    /// When the player crossed in, for POIs whose dwell time has not yet passed.
     private var pendingSince: [String: (Double, Coordinate)] = [:]
     private var last: (time: Double, position: Coordinate)?
 
-    public init(pois: [PointOfInterest], hysteresis: Double = 2, dwell: Double = 0) {
+    public init(pois: [PointOfInterest], hysteresisMeters: Double = 2, dwellSeconds: Double = 0) {
         self.pois = pois
-        self.hysteresis = hysteresis
-        self.dwell = dwell
+        self.hysteresisMeters = hysteresisMeters
+        self.dwellSeconds = dwellSeconds
     }
 
     /// The player is at `position` at `time` (seconds, increasing).
@@ -56,17 +56,17 @@ public struct EncounterTracker: Sendable {
                     events += enter(poi, at: last.time + f * (time - last.time), position: point, now: time)
                 }
             } else {
-                if let (f, point) = crossing(from: last.position, to: position, center: poi.coordinate, radius: poi.radius + hysteresis, entering: false) {
+                if let (f, point) = crossing(from: last.position, to: position, center: poi.coordinate, radius: poi.radius + hysteresisMeters, entering: false) {
                     let t = last.time + f * (time - last.time)
                     if wasInside {
                         events.append(EncounterEvent(time: t, kind: .exit, poi: poi, position: point))
                     }
                     inside[poi.id] = false
                     pendingSince[poi.id] = nil
-                } else if let (since, point) = pendingSince[poi.id], time >= since + dwell {
+                } else if let (since, point) = pendingSince[poi.id], time >= since + dwellSeconds {
                     pendingSince[poi.id] = nil
                     inside[poi.id] = true
-                    events.append(EncounterEvent(time: since + dwell, kind: .enter, poi: poi, position: point))
+                    events.append(EncounterEvent(time: since + dwellSeconds, kind: .enter, poi: poi, position: point))
                 }
             }
         }
@@ -74,12 +74,12 @@ public struct EncounterTracker: Sendable {
     }
 
     private mutating func enter(_ poi: PointOfInterest, at t: Double, position: Coordinate, now: Double) -> [EncounterEvent] {
-        if dwell > 0 && now < t + dwell {
+        if dwellSeconds > 0 && now < t + dwellSeconds {
             pendingSince[poi.id] = (t, position)
             return []
         }
         inside[poi.id] = true
-        return [EncounterEvent(time: t + dwell, kind: .enter, poi: poi, position: position)]
+        return [EncounterEvent(time: t + dwellSeconds, kind: .enter, poi: poi, position: position)]
     }
 
     /// Where the segment a→b first crosses the circle inward (or outward), as the fraction

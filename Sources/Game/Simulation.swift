@@ -13,8 +13,8 @@ public struct Simulation: Sendable {
     public let playback: RoutePlayback
     public let pois: [PointOfInterest]
     public let tick: Double
-    public var hysteresis: Double = 2
-    public var dwell: Double = 0
+    public var hysteresisMeters: Double = 2
+    public var dwellSeconds: Double = 0
 
     /// Throws when `tick` is out of `tickRange` or the route would take more than `maxTicks`.
     public init(playback: RoutePlayback, pois: [PointOfInterest], tick: Double = 1) throws(GameDataError) {
@@ -48,7 +48,7 @@ public struct Simulation: Sendable {
 
         public func makeIterator() -> Iterator {
             Iterator(ticks: simulation.playback.ticks(every: simulation.tick).makeIterator(), offset: offset,
-                     tracker: EncounterTracker(pois: simulation.pois, hysteresis: simulation.hysteresis, dwell: simulation.dwell))
+                     tracker: EncounterTracker(pois: simulation.pois, hysteresisMeters: simulation.hysteresisMeters, dwellSeconds: simulation.dwellSeconds))
         }
 
         public struct Iterator: IteratorProtocol, Sendable {

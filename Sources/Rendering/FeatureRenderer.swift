@@ -92,7 +92,7 @@ public struct FeatureRenderer: Sendable {
     /// The box a feature's marker icon covers around its point, CSS pixels (as `marker`
     /// draws it; a pin's head only, which its label sits beside).
     public func iconBox(for feature: Feature) -> PixelBox {
-        let radius = Self.markerRadius(feature)
+        let radius = Self.markerRadiusPixels(feature)
         if let name = feature.style.markerImage, let image = images[name], image.height > 0 {
             let height = 2.4 * radius, width = height * Double(image.width) / Double(image.height)
             let anchor = feature.style.markerAnchor ?? (0.5, 0.5)
@@ -104,7 +104,7 @@ public struct FeatureRenderer: Sendable {
         return PixelBox(minX: -radius, minY: -radius, maxX: radius, maxY: radius)
     }
 
-    static func markerRadius(_ feature: Feature) -> Double {
+    static func markerRadiusPixels(_ feature: Feature) -> Double {
         switch feature.style.markerSize ?? .medium {
         case .small: return 7
         case .medium: return 10
@@ -179,7 +179,7 @@ public struct FeatureRenderer: Sendable {
     /// marker) when it names none; sized by `marker-size` (small 7, medium 10, large 14 px
     /// radius), tinted by `marker-color`. Its title is a label, placed by `LabelIndex`.
     func marker(at point: PixelPoint, feature: Feature, on canvas: Canvas, scale: Double) {
-        let radius = Self.markerRadius(feature)
+        let radius = Self.markerRadiusPixels(feature)
         let color = feature.style.markerColor ?? defaultMarkerColor
         if let name = feature.style.markerImage, let image = images[name] {
             // A custom icon, 2.4 marker radii tall, its anchor on the point.
@@ -188,7 +188,7 @@ public struct FeatureRenderer: Sendable {
             let origin = PixelPoint(x: point.x - anchor.x * width, y: point.y - anchor.y * height)
             canvas.draw(image, x: origin.x, y: origin.y, width: width, height: height, interpolation: .best)
         } else if let icon = feature.style.markerSymbol.flatMap(MarkerIcon.init(symbol:)) {
-            icon.draw(on: canvas, at: point, radius: radius * scale, color: color)
+            icon.draw(on: canvas, at: point, radiusPixels: radius * scale, color: color)
         } else {
             let circle = Path.circle(center: point, radius: radius * scale)
             canvas.fill(circle, with: .color(color))

@@ -26,8 +26,8 @@ public enum MarkerIcon: String, CaseIterable, Sendable {
         }
     }
 
-    /// Draws the icon with its anchor at `point`; `radius` is the badge's radius in pixels.
-    public func draw(on canvas: Canvas, at point: PixelPoint, radius r: Double, color: Color) {
+    /// Draws the icon with its anchor at `point`; `radiusPixels` is the badge's radius.
+    public func draw(on canvas: Canvas, at point: PixelPoint, radiusPixels r: Double, color: Color) {
         let white = Paint.color(.white)
         if self == .pin {
             // A teardrop: a circle whose two tangents meet at the tip, 2.4 radii below its centre.

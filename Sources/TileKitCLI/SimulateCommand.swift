@@ -59,8 +59,8 @@ enum SimulateCommand: Command {
         } catch {
             throw .data("\(error)")
         }
-        simulation.hysteresis = hysteresis
-        simulation.dwell = dwell
+        simulation.hysteresisMeters = hysteresis
+        simulation.dwellSeconds = dwell
         let positions = arguments.flag("positions")
         var lap = 0.0
         repeat {

@@ -40,7 +40,7 @@ public struct ServerAssets: Sendable {
     /// Drawn once per process: it never changes.
     static let heroPNG: [UInt8]? = {
         guard let canvas = try? Canvas(width: 56, height: 56) else { return nil }
-        MarkerIcon.hero.draw(on: canvas, at: PixelPoint(x: 28, y: 28), radius: 26, color: Color(red8: 0x1f, green8: 0x5f, blue8: 0xbf))
+        MarkerIcon.hero.draw(on: canvas, at: PixelPoint(x: 28, y: 28), radiusPixels: 26, color: Color(red8: 0x1f, green8: 0x5f, blue8: 0xbf))
         return try? canvas.encoded(.png())
     }()
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TileMath
-import Canvas
+import Colors
 @testable import Features
 
 @Suite struct GeoJSONTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TileMath
-import Canvas
+import Colors
 @testable import Features
 
 /// A committed hostile input (Fixtures/hostile, written by its generate.py).

@@ -39,10 +39,10 @@ func east(_ meters: Double) -> Coordinate {
     @Test func dwellDelaysTheEnterAndAShortVisitFiresNothing() throws {
         let playback = try RoutePlayback(points: [east(-50), east(50)], speed: 1)
         var simulation = try Simulation(playback: playback, pois: [goblin], tick: 1)
-        simulation.dwell = 5
+        simulation.dwellSeconds = 5
         let events = simulation.events
         #expect(events.first?.kind == .enter && abs(events[0].time - 45) < 0.05)
-        simulation.dwell = 30  // inside for 22 s only
+        simulation.dwellSeconds = 30  // inside for 22 s only
         #expect(simulation.events.isEmpty)
     }
 

@@ -12,8 +12,8 @@ import TileMath
         let colors = ["#1f5fbf", "#e0a800", "#8e44ad", "#d35400", "#c0392b", "#27ae60", "#fccc0a", "#2c3e50", "#b8860b", "#16a085"]
         for (i, icon) in icons.enumerated() {
             let x = 35.0 + 70 * Double(i)
-            icon.draw(on: canvas, at: PixelPoint(x: x, y: icon == .pin ? 70 : 40), radius: 14, color: Color(hex: colors[i])!)
-            icon.draw(on: canvas, at: PixelPoint(x: x, y: icon == .pin ? 190 : 130), radius: 28, color: Color(hex: colors[i])!)
+            icon.draw(on: canvas, at: PixelPoint(x: x, y: icon == .pin ? 70 : 40), radiusPixels: 14, color: Color(hex: colors[i])!)
+            icon.draw(on: canvas, at: PixelPoint(x: x, y: icon == .pin ? 190 : 130), radiusPixels: 28, color: Color(hex: colors[i])!)
         }
         let image = canvas.makeImage()
         try Data(image.encoded()).write(to: URL(fileURLWithPath: "/tmp/tilekit-icons.png"))

@@ -1,5 +1,8 @@
 import Foundation
 
+// Colors: the colour type alone, pure Swift, so that modules which only read or write colours
+// (Features, and Game through it) do not link cairo and Pango. Canvas re-exports this module.
+
 /// A colour with straight (not premultiplied) alpha, each channel in [0, 1], sRGB.
 public struct Color: Hashable, Sendable, CustomStringConvertible {
     public var red: Double
