@@ -12,7 +12,7 @@ Each target starts from its committed seeds (Fuzz/corpus/TARGET) plus what earli
 found (.build/fuzz/corpus/TARGET, kept between runs, never committed by this script). It
 runs in libFuzzer's fork mode with crashes, out-of-memory and timeouts ignored, so one
 crash does not end the run: every input that crashed is saved under
-.build/fuzz/artifacts/TARGET/ (crash-*, oom-*, timeout-*). To keep one, copy it to
+.build/fuzz/findings/TARGET/ (crash-*, oom-*, timeout-*). To keep one, copy it to
 Fuzz/crashes/TARGET/ and add a line to Fuzz/crashes/README.md.
 """
 import argparse
@@ -26,6 +26,10 @@ import time
 FUZZ = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(FUZZ)
 WORK = os.path.join(REPO, ".build", "fuzz")
+# Not .build/fuzz/artifacts: that is SwiftPM's folder for binary artifacts in the fuzz
+# build's scratch path, and every `make fuzz-build` removes the empty folders in it (a
+# target whose folder went mid-run had every libFuzzer job fail at start).
+FINDINGS = os.path.join(WORK, "findings")
 
 # libFuzzer's own limits, the ones the replay (make test) applies too.
 LIMITS = ["-rss_limit_mb=2048", "-malloc_limit_mb=2048", "-timeout=10"]
@@ -92,7 +96,7 @@ def signature(log):
 def run(binary, target, seconds, jobs, runs=None):
     program = link(binary, target)
     corpus = os.path.join(WORK, "corpus", target)
-    artifacts = os.path.join(WORK, "artifacts", target)
+    artifacts = os.path.join(FINDINGS, target)
     scratch = os.path.join("/dev/shm" if os.access("/dev/shm", os.W_OK) else WORK, "tilekit-fuzz-%d" % os.getpid())
     for folder in (corpus, artifacts, scratch):
         os.makedirs(folder, exist_ok=True)
@@ -127,6 +131,9 @@ def run(binary, target, seconds, jobs, runs=None):
     else:  # died before the first report
         execs = cov = ft = corp = ooms = timeouts = crashes = fuzzed = 0
     speed = execs // max(1, fuzzed)
+    if not os.path.isdir(artifacts):  # removed while the target ran: libFuzzer's jobs then failed at once
+        print("%s: %s was removed during the run; its jobs could not start after that" % (target, os.path.relpath(artifacts, REPO)))
+        os.makedirs(artifacts, exist_ok=True)
     new = sorted(set(os.listdir(artifacts)) - before)
     print("%-18s %9d execs %7d/s  cov %5d  ft %6d  corpus %5d  crash/oom/timeout %d/%d/%d  (%.0f s)"
           % (target, execs, speed, cov, ft, corp, crashes, ooms, timeouts, elapsed))
@@ -154,7 +161,7 @@ def report(program, paths, env):
 
 def triage(binary, target):
     """Groups every input saved for a target by what it hits (--triage)."""
-    folder = os.path.join(WORK, "artifacts", target)
+    folder = os.path.join(FINDINGS, target)
     paths = sorted(os.path.join(folder, name) for name in os.listdir(folder)) if os.path.isdir(folder) else []
     print("%s: %d saved inputs" % (target, len(paths)))
     report(link(binary, target), paths, dict(os.environ, SWIFT_BACKTRACE="enable=no", ASAN_OPTIONS="detect_leaks=0"))
