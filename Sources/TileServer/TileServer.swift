@@ -105,17 +105,14 @@ public final class TileServer: Sendable {
         }
         assets["viewer.js"] = (Array(Viewer.script.utf8), "application/javascript")
         assets["viewer.css"] = (Array(Viewer.style.utf8), "text/css")
-        if let png = Self.heroPNG { assets["hero.png"] = (png, "image/png") }
+        // The hero icon for the user's position, drawn at 2x for sharp screens.
+        if let canvas = try? Canvas(width: 56, height: 56), let _ = Optional(MarkerIcon.hero.draw(on: canvas, at: PixelPoint(x: 28, y: 28), radius: 26,
+                                                                                                 color: Color(hex: "#1f5fbf")!)),
+           let png = try? canvas.encoded(.png()) {
+            assets["hero.png"] = (png, "image/png")
+        }
         self.assets = assets
     }
-
-    /// The hero icon for the user's position, drawn at 2x for sharp screens: once per
-    /// process, since it never changes (every server, test and fuzz input made it again).
-    static let heroPNG: [UInt8]? = {
-        guard let canvas = try? Canvas(width: 56, height: 56) else { return nil }
-        MarkerIcon.hero.draw(on: canvas, at: PixelPoint(x: 28, y: 28), radius: 26, color: Color(red8: 0x1f, green8: 0x5f, blue8: 0xbf))
-        return try? canvas.encoded(.png())
-    }()
 
     /// Listens on `host:port` (nil host: every interface) until `stop` is called on the result.
     /// `limits` sets connections and deadlines; the body limit and handler timeout come from
