@@ -61,12 +61,14 @@ crash-check: deps test-deps
 # Fuzzing (Fuzz/README.md): each target in turn for FUZZ_SECONDS from its seed corpus, with
 # executions, coverage and crashes per target; FUZZ_TARGETS picks some. The libFuzzer build
 # (release, AddressSanitizer) is kept apart in .build/fuzz; a first build takes minutes.
-FUZZ_SECONDS ?= 60
+# FUZZ_RUNS=N runs each target until N executions instead (FUZZ_SECONDS then defaults to no limit).
+FUZZ_RUNS ?=
+FUZZ_SECONDS ?= $(if $(FUZZ_RUNS),0,60)
 FUZZ_TARGETS ?=
 FUZZ_JOBS ?= 1
 FUZZ_BINARY := .build/fuzz/release/tilekit-fuzz
 fuzz: fuzz-build
-	python3 Fuzz/run.py $(FUZZ_BINARY) --seconds $(FUZZ_SECONDS) --jobs $(FUZZ_JOBS) $(FUZZ_TARGETS)
+	python3 Fuzz/run.py $(FUZZ_BINARY) --seconds $(FUZZ_SECONDS) $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS)) --jobs $(FUZZ_JOBS) $(FUZZ_TARGETS)
 
 fuzz-build: deps
 	@mkdir -p .build

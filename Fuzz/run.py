@@ -3,13 +3,16 @@
 another, and prints per target: executions, speed, coverage (libFuzzer's cov: edges and ft:
 features), corpus size and every crash with the frame of TileKit it stopped in.
 
-    python3 Fuzz/run.py BINARY [--seconds 60] [TARGET...]     (make fuzz runs this)
+    python3 Fuzz/run.py BINARY [--seconds 60] [--runs N] [TARGET...]     (make fuzz runs this)
+
+With --runs N each target runs until it has N executions (or --seconds have passed, if
+given as well: whichever comes first; --seconds 0 means no time limit).
 
 Each target starts from its committed seeds (Fuzz/corpus/TARGET) plus what earlier runs
 found (.build/fuzz/corpus/TARGET, kept between runs, never committed by this script). It
 runs in libFuzzer's fork mode with crashes, out-of-memory and timeouts ignored, so one
 crash does not end the run: every input that crashed is saved under
-.build/fuzz/artifacts/TARGET/ (crash-*, oom-*, timeout-*). To keep one, copy it to
+.build/fuzz/findings/TARGET/ (crash-*, oom-*, timeout-*). To keep one, copy it to
 Fuzz/crashes/TARGET/ and add a line to Fuzz/crashes/README.md.
 """
 import argparse
@@ -23,9 +26,17 @@ import time
 FUZZ = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(FUZZ)
 WORK = os.path.join(REPO, ".build", "fuzz")
+# Not .build/fuzz/artifacts: that is SwiftPM's folder for binary artifacts in the fuzz
+# build's scratch path, and every `make fuzz-build` removes the empty folders in it (a
+# target whose folder went mid-run had every libFuzzer job fail at start).
+FINDINGS = os.path.join(WORK, "findings")
 
 # libFuzzer's own limits, the ones the replay (make test) applies too.
 LIMITS = ["-rss_limit_mb=2048", "-malloc_limit_mb=2048", "-timeout=10"]
+# ASan's leak checker is off (ASAN_OPTIONS below: the Swift runtime and Foundation keep
+# caches that look like leaks); libFuzzer's own check would only run every input that adds
+# coverage a second time, counting mallocs, to report nothing.
+NO_LEAK_CHECK = ["-detect_leaks=0"]
 REPLAYS = 60
 
 
@@ -82,10 +93,10 @@ def signature(log):
     return "; ".join(parts)
 
 
-def run(binary, target, seconds, jobs):
+def run(binary, target, seconds, jobs, runs=None):
     program = link(binary, target)
     corpus = os.path.join(WORK, "corpus", target)
-    artifacts = os.path.join(WORK, "artifacts", target)
+    artifacts = os.path.join(FINDINGS, target)
     scratch = os.path.join("/dev/shm" if os.access("/dev/shm", os.W_OK) else WORK, "tilekit-fuzz-%d" % os.getpid())
     for folder in (corpus, artifacts, scratch):
         os.makedirs(folder, exist_ok=True)
@@ -95,8 +106,12 @@ def run(binary, target, seconds, jobs):
                TILEKIT_FUZZ_SCRATCH=scratch,
                ASAN_OPTIONS="detect_leaks=0:allocator_may_return_null=0:handle_abort=1")
     command = [program, corpus, os.path.join(FUZZ, "corpus", target), "-fork=%d" % jobs, "-ignore_crashes=1",
-               "-ignore_ooms=1", "-ignore_timeouts=1", "-max_total_time=%d" % seconds, "-artifact_prefix=" + artifacts + "/",
-               "-print_final_stats=1"] + LIMITS
+               "-ignore_ooms=1", "-ignore_timeouts=1", "-artifact_prefix=" + artifacts + "/",
+               "-print_final_stats=1"] + LIMITS + NO_LEAK_CHECK
+    if seconds > 0:
+        command.append("-max_total_time=%d" % seconds)
+    if runs:
+        command.append("-runs=%d" % runs)
     dictionary = os.path.join(FUZZ, "dictionaries", target + ".dict")
     if os.path.exists(dictionary):
         command.append("-dict=" + dictionary)
@@ -116,6 +131,9 @@ def run(binary, target, seconds, jobs):
     else:  # died before the first report
         execs = cov = ft = corp = ooms = timeouts = crashes = fuzzed = 0
     speed = execs // max(1, fuzzed)
+    if not os.path.isdir(artifacts):  # removed while the target ran: libFuzzer's jobs then failed at once
+        print("%s: %s was removed during the run; its jobs could not start after that" % (target, os.path.relpath(artifacts, REPO)))
+        os.makedirs(artifacts, exist_ok=True)
     new = sorted(set(os.listdir(artifacts)) - before)
     print("%-18s %9d execs %7d/s  cov %5d  ft %6d  corpus %5d  crash/oom/timeout %d/%d/%d  (%.0f s)"
           % (target, execs, speed, cov, ft, corp, crashes, ooms, timeouts, elapsed))
@@ -143,7 +161,7 @@ def report(program, paths, env):
 
 def triage(binary, target):
     """Groups every input saved for a target by what it hits (--triage)."""
-    folder = os.path.join(WORK, "artifacts", target)
+    folder = os.path.join(FINDINGS, target)
     paths = sorted(os.path.join(folder, name) for name in os.listdir(folder)) if os.path.isdir(folder) else []
     print("%s: %d saved inputs" % (target, len(paths)))
     report(link(binary, target), paths, dict(os.environ, SWIFT_BACKTRACE="enable=no", ASAN_OPTIONS="detect_leaks=0"))
@@ -152,7 +170,8 @@ def triage(binary, target):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binary")
-    parser.add_argument("--seconds", type=int, default=60)
+    parser.add_argument("--seconds", type=int, default=None, help="seconds per target (60 unless --runs is given; 0: no limit)")
+    parser.add_argument("--runs", type=int, default=None, help="executions per target (libFuzzer -runs)")
     parser.add_argument("--jobs", type=int, default=1, help="fuzzing processes per target (libFuzzer -fork)")
     parser.add_argument("--triage", action="store_true", help="only group the inputs saved by earlier runs by what they hit")
     parser.add_argument("targets", nargs="*")
@@ -162,10 +181,12 @@ def main():
         for target in chosen:
             triage(arguments.binary, target)
         return 0
-    print("fuzzing %d targets for %d s each (logs in .build/fuzz/logs/)" % (len(chosen), arguments.seconds))
+    seconds = arguments.seconds if arguments.seconds is not None else (0 if arguments.runs else 60)
+    budget = " and ".join(part for part in ["%d s" % seconds if seconds else "", "%d executions" % arguments.runs if arguments.runs else ""] if part)
+    print("fuzzing %d targets for %s each, whichever comes first (logs in .build/fuzz/logs/)" % (len(chosen), budget or "ever"))
     failures = 0
     for target in chosen:
-        failures += run(arguments.binary, target, arguments.seconds, arguments.jobs)
+        failures += run(arguments.binary, target, seconds, arguments.jobs, arguments.runs)
     print("%d failing inputs" % failures if failures else "no crash")
     return 0
 

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Canvas
 import TileMath
 import TileSources
@@ -48,13 +49,46 @@ final class Scratch: Sendable {
 
     /// Writes `bytes` to a file of the scratch folder (replacing it) and returns its path;
     /// nil when it cannot be written (then the target has nothing to test).
+    /// With plain `open`/`write`: `FileManager.createFile` writes a temporary file and renames
+    /// it, work that every input of a store target paid for nothing.
     func write(_ bytes: [UInt8], to name: String) -> String? {
         let path = self.path(name)
-        return FileManager.default.createFile(atPath: path, contents: Data(bytes)) ? path : nil
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in Glibc.write(fd, raw.baseAddress.map { $0 + done }, bytes.count - done) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { return nil }
+            done += n
+        }
+        return path
     }
 
     /// Removes a file or folder of the scratch folder (an SQLite file with its -wal and -shm).
+    /// Files go with `unlink`, which costs nothing when there is none; `FileManager` built an
+    /// error for each of the three that are usually missing.
     func remove(_ name: String) {
-        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path(name) + suffix) }
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let file = path(name) + suffix
+            if unlink(file) != 0, errno == EISDIR || errno == EPERM {  // a folder (Linux says EISDIR; POSIX allows EPERM)
+                Self.removeFolder(file)
+            }
+        }
+    }
+
+    /// Removes a folder and everything in it, depth first; a link is removed, not followed
+    /// (`unlink` takes it, so only real folders are opened).
+    static func removeFolder(_ path: String) {
+        guard let folder = opendir(path) else { return }
+        var names = [String]()
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        closedir(folder)
+        for name in names where unlink(path + "/" + name) != 0 { removeFolder(path + "/" + name) }
+        rmdir(path)
     }
 }
