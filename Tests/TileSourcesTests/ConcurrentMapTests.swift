@@ -57,6 +57,28 @@ import TileSources
         #expect(state.withLock { $0.cancelled } == [0])
     }
 
+    /// `take` says stop at item 2's result: items 0-3 were in flight, finish uncancelled and
+    /// are handed over; item 4 and later never start.
+    @Test(.timeLimit(.minutes(1))) func takeStopsTheStartsAndTheRunningFinish() async throws {
+        let state = Mutex((started: [Int](), cancelled: [Int](), stopped: false))
+        var taken = [Int]()
+        try await Array(0..<10).concurrentForEach(maxInFlight: 4, { item in
+            state.withLock { $0.started.append(item) }
+            // Item 2 finishes first; the others wait until `take` has said stop.
+            if item != 2 { while !state.withLock({ $0.stopped }) { await Task.yield() } }
+            if Task.isCancelled { state.withLock { $0.cancelled.append(item) } }
+            return item
+        }) { index, item in
+            #expect(index == item)
+            taken.append(item)
+            if item == 2 { state.withLock { $0.stopped = true } }
+            return item != 2
+        }
+        #expect(taken.first == 2 && taken.sorted() == [0, 1, 2, 3])
+        #expect(state.withLock { $0.started.sorted() } == [0, 1, 2, 3])
+        #expect(state.withLock { $0.cancelled } == [])
+    }
+
     @Test func anEmptyArrayOrABoundBelowOne() async throws {
         #expect(try await [Int]().concurrentMap(maxInFlight: 4) { $0 } == [])
         #expect(try await [1, 2, 3].concurrentMap(maxInFlight: 0) { $0 * 2 } == [2, 4, 6])
