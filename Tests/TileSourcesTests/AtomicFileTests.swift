@@ -8,6 +8,12 @@ import TileSources
 
     func contents(_ path: String) -> String? { manager.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) } }
 
+    /// A new folder at `path` holding one file, `name`, of `text`.
+    func makeFolder(_ path: String, holding name: String, _ text: String) throws {
+        try manager.createDirectory(atPath: path, withIntermediateDirectories: false)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path + "/" + name))
+    }
+
     @Test func aWriteReplacesTheFileAndLeavesNoScratch() throws {
         let folder = temporaryDirectory()
         defer { try? manager.removeItem(at: folder) }
@@ -39,10 +45,8 @@ import TileSources
         let folder = temporaryDirectory()
         defer { try? manager.removeItem(at: folder) }
         let staging = folder.appendingPathComponent(".map.init-1").path, destination = folder.appendingPathComponent("map").path
-        try manager.createDirectory(atPath: staging, withIntermediateDirectories: false)
-        try Data("{}".utf8).write(to: URL(fileURLWithPath: staging + "/map.json"))
-        try manager.createDirectory(atPath: destination, withIntermediateDirectories: false)
-        try Data("mine".utf8).write(to: URL(fileURLWithPath: destination + "/notes.txt"))
+        try makeFolder(staging, holding: "map.json", "{}")
+        try makeFolder(destination, holding: "notes.txt", "mine")
         #expect(throws: TileSourceError.unwritable(path: destination, reason: IOFailure.words(errno: ENOTEMPTY))) {
             try AtomicFile.rename(staging, over: destination)
         }
@@ -58,10 +62,8 @@ import TileSources
         let folder = temporaryDirectory()
         defer { try? manager.removeItem(at: folder) }
         let scratch = folder.appendingPathComponent(".tiles.partial").path, destination = folder.appendingPathComponent("tiles").path
-        try manager.createDirectory(atPath: scratch, withIntermediateDirectories: false)
-        try Data("new".utf8).write(to: URL(fileURLWithPath: scratch + "/metadata.json"))
-        try manager.createDirectory(atPath: destination, withIntermediateDirectories: false)
-        try Data("old".utf8).write(to: URL(fileURLWithPath: destination + "/metadata.json"))
+        try makeFolder(scratch, holding: "metadata.json", "new")
+        try makeFolder(destination, holding: "metadata.json", "old")
         try AtomicFile.moveIntoPlace(scratch, destination)
         #expect(contents(destination + "/metadata.json") == "new")
         #expect(try manager.contentsOfDirectory(atPath: folder.path) == ["tiles"])
@@ -73,8 +75,7 @@ import TileSources
         let folder = temporaryDirectory()
         defer { try? manager.removeItem(at: folder) }
         let scratch = folder.appendingPathComponent(".tiles.partial").path, destination = folder.appendingPathComponent("tiles").path
-        try manager.createDirectory(atPath: AtomicFile.oldPath(for: scratch), withIntermediateDirectories: false)
-        try Data("old".utf8).write(to: URL(fileURLWithPath: AtomicFile.oldPath(for: scratch) + "/metadata.json"))
+        try makeFolder(AtomicFile.oldPath(for: scratch), holding: "metadata.json", "old")
         AtomicFile.restoreOld(scratch, destination)
         #expect(contents(destination + "/metadata.json") == "old")
         #expect(try manager.contentsOfDirectory(atPath: folder.path) == ["tiles"])
