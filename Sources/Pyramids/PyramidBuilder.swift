@@ -377,24 +377,7 @@ public final class PyramidBuilder {
 
     /// Runs `body` over the jobs, `options.concurrency` at a time, keeping their order.
     private func draw(_ jobs: [Job], _ body: @escaping @Sendable (Job) throws -> Made) async throws -> [Made] {
-        var results = [Made?](repeating: nil, count: jobs.count)
-        try await withThrowingTaskGroup(of: (Int, Made).self) { group in
-            var next = 0
-            while next < min(jobs.count, options.concurrency) {
-                let index = next, job = jobs[index]
-                group.addTask { (index, try body(job)) }
-                next += 1
-            }
-            while let (index, made) = try await group.next() {
-                results[index] = made
-                if next < jobs.count {
-                    let i = next, job = jobs[i]
-                    group.addTask { (i, try body(job)) }
-                    next += 1
-                }
-            }
-        }
-        return results.map { $0! }
+        try await jobs.concurrentMap(maxInFlight: options.concurrency, body)
     }
 }
 

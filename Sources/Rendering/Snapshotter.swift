@@ -166,8 +166,15 @@ public enum Snapshotter {
                                 y: (world.y * worldSize - Double(options.height) * scale / 2).rounded())
         let projection = MapProjection(zoom: zoom, tileSize: tileSize, scale: scale, origin: origin)
         let (pixelWidth, pixelHeight) = (options.width * options.scale, options.height * options.scale)
+        // Every tile is fetched before the canvas exists: a cairo context never crosses an await.
+        var baseTiles = [BaseTile]()
+        if let base = options.base, options.drawsImage {
+            baseTiles = try await fetchBase(base, projection: projection, width: pixelWidth, height: pixelHeight)
+        }
         let canvas = try Canvas(width: options.drawsImage ? pixelWidth : 1, height: options.drawsImage ? pixelHeight : 1, background: options.background)
-        if let base = options.base, options.drawsImage { try await drawBase(base, on: canvas, projection: projection) }
+        for tile in baseTiles {
+            canvas.draw(tile.image, x: tile.x, y: tile.y, width: tile.size, height: tile.size, interpolation: tile.interpolation)
+        }
         let geometry = SnapshotGeometry(center: center, zoom: zoom, width: options.width, height: options.height,
                                         scale: options.scale, projection: projection)
         // A labelled base's labels and icons (drawn in its tiles): the features' labels avoid them.
@@ -304,35 +311,39 @@ public enum Snapshotter {
         a.union(b)
     }
 
-    /// Draws the base tiles under the view at the nearest whole zoom, wrapping columns
-    /// around the antimeridian. `projection` comes from `view`, which checked it: a zoom of 0-30 and a finite origin
+    /// A base tile and where it lands on the image, in device pixels from the top-left corner.
+    struct BaseTile: Sendable {
+        let image: RGBAImage
+        let x: Double, y: Double, size: Double
+        let interpolation: Interpolation
+    }
+
+    /// Base tiles fetched at once at most: enough to keep a remote source's connections busy,
+    /// few enough that a large snapshot does not start hundreds of tasks.
+    static let maxTileFetches = 8
+
+    /// The base tiles under a view of `width` x `height` device pixels at the nearest whole
+    /// zoom, wrapping columns around the antimeridian, fetched `maxTileFetches` at a time, in
+    /// drawing order. `projection` comes from `view`, which checked it: a zoom of 0-30 and a finite origin
     /// (at most 2^42 px), so the conversions below are of bounded numbers.
-    static func drawBase(_ base: TileLayer, on canvas: Canvas, projection: MapProjection) async throws {
+    static func fetchBase(_ base: TileLayer, projection: MapProjection, width: Int, height: Int) async throws -> [BaseTile] {
         let tileZoom = max(0, min(TileID.maxZoom, Int(projection.zoom.rounded())))
         let factor = pow(2, projection.zoom - Double(tileZoom))
         let tilePixels = Double(projection.tileSize) * projection.scale * factor
         let count = 1 << tileZoom
-        let minX = Int((projection.origin.x / tilePixels).rounded(.down)), maxX = Int(((projection.origin.x + Double(canvas.width)) / tilePixels).rounded(.up)) - 1
-        let minY = max(0, Int((projection.origin.y / tilePixels).rounded(.down))), maxY = min(count - 1, Int(((projection.origin.y + Double(canvas.height)) / tilePixels).rounded(.up)) - 1)
-        guard minY <= maxY else { return }
+        let minX = Int((projection.origin.x / tilePixels).rounded(.down)), maxX = Int(((projection.origin.x + Double(width)) / tilePixels).rounded(.up)) - 1
+        let minY = max(0, Int((projection.origin.y / tilePixels).rounded(.down))), maxY = min(count - 1, Int(((projection.origin.y + Double(height)) / tilePixels).rounded(.up)) - 1)
+        guard minY <= maxY else { return [] }
         let scale = Int(projection.scale)
-        var placed = [(Int, Int, TileID)]()
+        var placed = [(x: Int, y: Int, tile: TileID)]()
         for x in minX...maxX { for y in minY...maxY { placed.append((x, y, TileID(z: tileZoom, x: ((x % count) + count) % count, y: y))) } }
-        let images = try await withThrowingTaskGroup(of: (Int, RGBAImage?).self) { group in
-            for (index, item) in placed.enumerated() {
-                group.addTask {
-                    if case .image(let image, _, _) = try await base.render(TileRequest(item.2, scale: scale)) { return (index, image) }
-                    return (index, nil)
-                }
-            }
-            var out = [Int: RGBAImage]()
-            for try await (index, image) in group { out[index] = image }
-            return out
+        let images = try await placed.map(\.tile).concurrentMap(maxInFlight: maxTileFetches) { tile -> RGBAImage? in
+            if case .image(let image, _, _) = try await base.render(TileRequest(tile, scale: scale)) { return image }
+            return nil
         }
-        for (index, (x, y, _)) in placed.enumerated() {
-            guard let image = images[index] else { continue }
-            canvas.draw(image, x: Double(x) * tilePixels - projection.origin.x, y: Double(y) * tilePixels - projection.origin.y,
-                        width: tilePixels, height: tilePixels, interpolation: factor == 1 ? .nearest : .bilinear)
+        return zip(placed, images).compactMap { item, image in
+            image.map { BaseTile(image: $0, x: Double(item.x) * tilePixels - projection.origin.x, y: Double(item.y) * tilePixels - projection.origin.y,
+                                 size: tilePixels, interpolation: factor == 1 ? .nearest : .bilinear) }
         }
     }
 }

@@ -80,9 +80,12 @@ enum InitCommand: Command {
         } catch {
             throw .failure("the map.json made for \(given) does not validate (a bug in init):\n\(error.description.replacingOccurrences(of: staging.path, with: given))")
         }
-        // rename(2) replaces an empty folder, so `init` into an empty DIR is one step too.
-        guard rename(staging.path, folder.path) == 0 else {
-            throw .io("\(given): cannot write: \(IOFailure.words(errno: errno))")
+        // rename(2) replaces an empty folder, so `init` into an empty DIR is one step too; a
+        // DIR that gained files since checkDestination is left alone (the rename fails).
+        do {
+            try AtomicFile.rename(staging.path, over: folder.path)
+        } catch {
+            throw .io("\(given): \(error.reasonWithoutPath)")  // DIR as given, as every message of init
         }
         done = true
 

@@ -48,16 +48,24 @@ public enum AtomicFile {
         if replacing && (scratchIsFolder.boolValue || destinationIsFolder.boolValue) {
             let old = oldPath(for: scratch)
             try? manager.removeItem(atPath: old)
-            guard rename(destination, old) == 0 else { throw .unwritable(path: destination, reason: IOFailure.words(errno: errno)) }
-            guard rename(scratch, destination) == 0 else {
-                let reason = IOFailure.words(errno: errno)
-                _ = rename(old, destination)
-                throw .unwritable(path: destination, reason: reason)
+            guard Glibc.rename(destination, old) == 0 else { throw .unwritable(path: destination, reason: IOFailure.words(errno: errno)) }
+            do {
+                try rename(scratch, over: destination)
+            } catch {
+                _ = Glibc.rename(old, destination)
+                throw error
             }
             try? manager.removeItem(atPath: old)
             return
         }
-        guard rename(scratch, destination) == 0 else { throw .unwritable(path: destination, reason: IOFailure.words(errno: errno)) }
+        try rename(scratch, over: destination)
+    }
+
+    /// The last step of every atomic write: rename(2), which replaces a file, or an empty
+    /// folder by a folder, in one step, and fails on anything else (`tilekit init` relies on
+    /// it never replacing a folder that holds something). Errors name `destination`.
+    public static func rename(_ scratch: String, over destination: String) throws(TileSourceError) {
+        guard Glibc.rename(scratch, destination) == 0 else { throw .unwritable(path: destination, reason: IOFailure.words(errno: errno)) }
     }
 
     /// Where `moveIntoPlace` keeps the store it replaces until the new one is in place.
@@ -68,7 +76,7 @@ public enum AtomicFile {
     public static func restoreOld(_ scratch: String, _ destination: String) {
         let old = oldPath(for: scratch)
         guard FileManager.default.fileExists(atPath: old) else { return }
-        if FileManager.default.fileExists(atPath: destination) || rename(old, destination) != 0 {
+        if FileManager.default.fileExists(atPath: destination) || Glibc.rename(old, destination) != 0 {
             try? FileManager.default.removeItem(atPath: old)
         }
     }

@@ -105,50 +105,35 @@ public struct Seeder {
         tell()
         let source = self.source, scale = self.scale
         var format = metadata.format
-        // A plain loop over an index, with the group's results in a Sendable struct: nested
-        // functions capturing the group and an iterator were miscompiled in release builds
-        // (tiles arrived corrupted), so this stays deliberately simple.
-        //
         // A write that fails (a full disk) stops the scheduling of new fetches, and the ones
         // in flight are let finish (each is bounded by its timeout and retries) before the
         // error is thrown. They are never cancelled: cancelling the group cancels their
         // URLSession tasks, and Foundation on Linux could then deadlock (a lock-order inversion
         // between the task and its session; `seed` into a full disk hung in 3 of 14 runs).
+        // So the failure is kept here, not thrown from `take` (which would cancel them).
         var writeFailure: (any Error)?
-        await withTaskGroup(of: Fetched.self) { group in
-            var index = 0
-            while index < pending.count, index < max(1, concurrency) {
-                let tile = pending[index]
-                group.addTask { await Self.fetch(tile, from: source, scale: scale) }
-                index += 1
-            }
-            // Only this task writes: the writer never crosses into the fetching tasks.
-            while let fetched = await group.next() {
-                guard writeFailure == nil else { continue }  // draining
-                switch fetched.outcome {
-                case .success(.tile(let data)):
-                    do {
-                        try writer.write(fetched.tile, bytes: data.bytes)
-                    } catch {
-                        writeFailure = error
-                        continue
-                    }
-                    format = format ?? data.format
-                    report.fetched += 1
-                    report.bytes += data.bytes.count
-                case .success(.noTile): report.absent += 1
-                case .success(.unavailable(let retryAfter)):
-                    report.failures.append((fetched.tile, "unavailable" + (retryAfter.map { " (retry after \(String(format: "%.0f", $0.seconds)) s)" } ?? "")))
-                case .failure(let error): report.failures.append((fetched.tile, "\(error)"))
+        // Only this task writes (`take` runs on it): the writer never crosses into the fetching tasks.
+        try await pending.concurrentForEach(maxInFlight: concurrency, { tile in await Self.fetch(tile, from: source, scale: scale) }) { _, fetched in
+            guard writeFailure == nil else { return false }  // draining
+            switch fetched.outcome {
+            case .success(.tile(let data)):
+                do {
+                    try writer.write(fetched.tile, bytes: data.bytes)
+                } catch {
+                    writeFailure = error
+                    return false
                 }
-                tell()
-                // A cancelled seed (its caller gave up) also stops scheduling and drains.
-                if index < pending.count, !Task.isCancelled {
-                    let tile = pending[index]
-                    group.addTask { await Self.fetch(tile, from: source, scale: scale) }
-                    index += 1
-                }
+                format = format ?? data.format
+                report.fetched += 1
+                report.bytes += data.bytes.count
+            case .success(.noTile): report.absent += 1
+            case .success(.unavailable(let retryAfter)):
+                report.failures.append((fetched.tile, "unavailable" + (retryAfter.map { " (retry after \(String(format: "%.0f", $0.seconds)) s)" } ?? "")))
+            case .failure(let error): report.failures.append((fetched.tile, "\(error)"))
             }
+            tell()
+            // A cancelled seed (its caller gave up) also stops scheduling and drains.
+            return !Task.isCancelled
         }
         if let writeFailure { throw writeFailure }
         try Task.checkCancellation()

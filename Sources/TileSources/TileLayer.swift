@@ -131,16 +131,16 @@ public struct TileLayer: Sendable {
         }
     }
 
-    /// Scales down the descendants at the native minimum zoom into one tile.
+    /// Descendants fetched at once at most for one underzoomed tile: all 16 at the default
+    /// `maxUnderzoom` of 2, a bounded few of the 4^n of a larger one.
+    static let maxChildFetches = 16
+
+    /// Scales down the descendants at the native minimum zoom into one tile (the first
+    /// unavailable one, in row order, gives the retry time).
     private func underzoom(_ request: TileRequest, from range: TileRange, size: Int) async throws -> Result {
         let sourceRef = source
-        let results = try await withThrowingTaskGroup(of: (TileID, TileResult).self) { group in
-            for child in range where covers(child) {
-                group.addTask { (child, try await sourceRef.tile(TileRequest(child, scale: request.scale))) }
-            }
-            var collected = [(TileID, TileResult)]()
-            for try await item in group { collected.append(item) }
-            return collected
+        let results = try await range.filter(covers).concurrentMap(maxInFlight: Self.maxChildFetches) { child in
+            (child, try await sourceRef.tile(TileRequest(child, scale: request.scale)))
         }
         if let retry = results.compactMap({ item -> Duration?? in
             if case .unavailable(let r) = item.1 { return .some(r) }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import Canvas
 import TileMath
@@ -50,6 +51,30 @@ let red = Pixel(red: 255, green: 0, blue: 0), blue = Pixel(red: 0, green: 0, blu
         let corner = fiji.geometry.point(for: Coordinate(latitude: -16, longitude: 177))
         #expect(corner.x >= -0.5 && corner.x <= 200)
         #expect(fiji.geometry.bounds.crossesAntimeridian || fiji.geometry.bounds.east > 180)
+    }
+
+    /// A base that counts the tiles asked of it at once (each request yields a few times, so
+    /// that they overlap).
+    final class CountingSource: TileSource {
+        let metadata = stripes.metadata
+        let state = Mutex((running: 0, most: 0, asked: 0))
+        func tile(_ request: TileRequest) async throws -> TileResult {
+            state.withLock { $0.running += 1; $0.asked += 1; $0.most = max($0.most, $0.running) }
+            for _ in 0..<5 { await Task.yield() }
+            defer { state.withLock { $0.running -= 1 } }
+            return try await stripes.tile(request)
+        }
+    }
+
+    /// 8 x 6 tiles under a 1600 x 1200 view at zoom 5 (columns 12-19, rows 13-18), fetched at most `maxTileFetches` at once.
+    @Test func baseTilesAreFetchedABoundedFewAtATime() async throws {
+        let source = CountingSource()
+        let snapshot = try await Snapshotter.render(SnapshotOptions(region: .center(Coordinate(latitude: 0, longitude: 0), zoom: 5),
+                                                                    width: 1600, height: 1200, base: TileLayer(source: source)))
+        #expect(source.state.withLock { $0.asked } == 8 * 6)
+        #expect(source.state.withLock { $0.most } <= Snapshotter.maxTileFetches)
+        // Columns 15 (odd, blue) and 16 (even, red) meet at the centre.
+        #expect(snapshot.image[700, 600] == blue && snapshot.image[900, 600] == red)
     }
 
     @Test func fitShowsEveryFeatureInsideThePadding() async throws {
