@@ -169,6 +169,7 @@ enum ServeCommand: Command {
         for project in try MapInputs.projects(arguments.positionals) { maps.append(try MapInputs.open(project)) }
         let server: TileServer
         let assets = ServerAssets.prepare(leafletFolder: options.leafletFolder)
+        ServerMemory.returnLargeBuffersToTheSystem()
         do { server = try TileServer(maps: maps, options: options, assets: assets) } catch { throw CLIError(error) }
 
         let http: HTTPServer
