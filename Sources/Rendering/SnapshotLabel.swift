@@ -16,14 +16,6 @@ public struct SnapshotLabel: Hashable, Sendable {
         self.box = box
         self.angle = angle
     }
-
-    /// `{"text", "kind", "x", "y", "width", "height"[, "angle"]}`, pixels rounded to 0.01.
-    public var json: [String: Any] {
-        func r(_ v: Double) -> Double { (v * 100).rounded() / 100 }
-        var o: [String: Any] = ["text": text, "kind": kind.rawValue, "x": r(box.minX), "y": r(box.minY), "width": r(box.width), "height": r(box.height)]
-        if angle != 0 { o["angle"] = r(angle * 180 / .pi) }
-        return o
-    }
 }
 
 /// How many features have a label to place, and how many got one at a zoom.

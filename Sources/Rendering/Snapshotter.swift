@@ -103,22 +103,7 @@ public struct Snapshot: Sendable {
 
     /// The same without the markers (short enough for an HTTP header).
     public func geometryJSON(markers withMarkers: Bool) -> Data {
-        let g = geometry, box = g.bounds
-        let markers = self.markers.map { m -> [String: Any] in
-            var o: [String: Any] = ["lon": m.coordinate.longitude, "lat": m.coordinate.latitude, "x": m.point.x, "y": m.point.y]
-            if let t = m.title { o["title"] = t }
-            if let s = m.subtitle { o["subtitle"] = s }
-            if let s = m.symbol { o["symbol"] = s }
-            return o
-        }
-        var object: [String: Any] = ["center": [g.center.longitude, g.center.latitude], "zoom": g.zoom, "scale": g.scale,
-                                     "width": g.width, "height": g.height, "bbox": [box.west, box.south, box.east, box.north]]
-        if withMarkers {
-            object["markers"] = markers
-            object["labels"] = labels.map(\.json)
-            object["labelCounts"] = ["zoom": g.zoom, "named": labelCounts.named, "labelled": labelCounts.labelled, "drawn": labels.count]
-        }
-        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        SnapshotGeometryReport(self, markers: withMarkers).data
     }
 }
 

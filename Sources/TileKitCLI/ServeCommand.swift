@@ -77,14 +77,10 @@ enum ValidateCommand: Command {
             }
             if !problems.isEmpty { failed += 1 }
             if arguments.flag("json") {
-                let list = problems.map { p -> [String: String] in ["path": p.path, "message": p.message] }
-                var object: [String: Any] = ["file": file, "ok": problems.isEmpty, "problems": list]
-                if arguments.flag("labels") {
-                    object["labels"] = labels.map { ["zoom": Int($0.zoom), "named": $0.namedFeatures, "labelled": $0.labelledFeatures,
-                                                     "ms": ($0.milliseconds * 10).rounded() / 10] as [String: Any] }
-                }
-                let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-                io.write(String(decoding: data, as: UTF8.self))
+                let report = ValidateReport(file: file, ok: problems.isEmpty,
+                                            problems: problems.map { ValidateReport.Problem(path: $0.path, message: $0.message) },
+                                            labels: arguments.flag("labels") ? labels.map(ValidateReport.Labels.init) : nil)
+                io.write(report.sortedJSONLine)
             } else if problems.isEmpty {
                 io.write("\(file): ok (\(summary))")
                 for p in labels {
@@ -188,10 +184,10 @@ enum ServeCommand: Command {
         let shown = http.host == "0.0.0.0" ? "127.0.0.1" : http.host
         let base = "http://\(shown):\(http.port)"
         if arguments.flag("json") {
-            let object: [String: Any] = ["url": base + "/", "port": http.port, "host": http.host,
-                                         "maps": server.order.map { ["name": $0, "viewer": base + "/maps/\($0)/", "tiles": base + "/maps/\($0)/{z}/{x}/{y}.png"] }]
-            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-            io.write(String(decoding: data, as: UTF8.self))
+            let report = ServeReadyReport(url: base + "/", port: http.port, host: http.host, maps: server.order.map {
+                ServeReadyReport.Map(name: $0, viewer: base + "/maps/\($0)/", tiles: base + "/maps/\($0)/{z}/{x}/{y}.png")
+            })
+            io.write(report.sortedJSONLine)
         } else {
             io.write("TileKit serving \(server.order.count) map\(server.order.count == 1 ? "" : "s") on \(http.host):\(http.port)")
             for name in server.order {

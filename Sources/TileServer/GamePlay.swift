@@ -54,9 +54,32 @@ extension TileServer {
         guard let map = maps[name] else { return .text(404, "no map \"\(name)\"") }
         let network = WarpNetwork(map.pois)
         guard let from = network.stations.first(where: { $0.id == station }) else { return .text(404, "map \"\(name)\" has no warp zone \"\(station)\"") }
-        let destinations = network.destinations(from: station).map { poi -> [String: Any] in
-            ["id": poi.id, "title": poi.title ?? poi.id, "lines": poi.lines, "lon": poi.coordinate.longitude, "lat": poi.coordinate.latitude]
-        }
-        return json(request, ["id": from.id, "title": from.title ?? from.id, "lines": from.lines, "destinations": destinations], maxAge: 60)
+        let warps = Warps(id: from.id, title: from.title ?? from.id, lines: from.lines,
+                          destinations: network.destinations(from: station).map(Warps.Destination.init))
+        return json(request, encoding: warps, maxAge: 60)
     }
+}
+
+/// The JSON of `/maps/{map}/warps/{station}.json` (sorted keys).
+struct Warps: Encodable {
+    struct Destination: Encodable {
+        var id: String
+        var title: String
+        var lines: [String]
+        var lon: Double
+        var lat: Double
+
+        init(_ poi: PointOfInterest) {
+            id = poi.id
+            title = poi.title ?? poi.id
+            lines = poi.lines
+            lon = poi.coordinate.longitude
+            lat = poi.coordinate.latitude
+        }
+    }
+
+    var id: String
+    var title: String
+    var lines: [String]
+    var destinations: [Destination]
 }

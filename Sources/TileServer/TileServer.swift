@@ -225,11 +225,10 @@ public final class TileServer: Sendable {
 
     func index(_ request: HTTPRequest) -> HTTPResponse {
         if request.headers["accept"]?.contains("application/json") == true {
-            let list = order.map { name -> [String: Any] in
-                let map = maps[name]!
-                return ["name": name, "title": map.project.title, "viewer": "/maps/\(name)/", "tilejson": "/maps/\(name).json"]
+            let list = order.compactMap { name in
+                maps[name].map { MapIndex.Entry(name: name, title: $0.project.title, viewer: "/maps/\(name)/", tilejson: "/maps/\(name).json") }
             }
-            return json(request, ["maps": list], maxAge: 0)
+            return json(request, encoding: MapIndex(maps: list), maxAge: 0)
         }
         var html = "<!doctype html><meta charset=utf-8><title>TileKit maps</title><h1>Maps</h1><ul>"
         // The snippets name this server as the client reached it.
@@ -242,8 +241,11 @@ public final class TileServer: Sendable {
         return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: Array((html + "</ul>\n").utf8))
     }
 
-    func json(_ request: HTTPRequest, _ object: Any, maxAge: Int) -> HTTPResponse {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+    /// `value` as compact JSON with sorted keys and unescaped slashes.
+    func json(_ request: HTTPRequest, encoding value: some Encodable, maxAge: Int) -> HTTPResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
         return compressed(request, cacheable(request, HTTPResponse(status: 200, headers: [
             ("Content-Type", "application/json"), ("Cache-Control", "public, max-age=\(maxAge)")], body: Array(data))))
     }
@@ -258,7 +260,7 @@ public final class TileServer: Sendable {
         } else {
             served = nil
         }
-        return json(request, TileJSON.document(map: map, layer: served, baseURL: host), maxAge: 60)
+        return json(request, encoding: TileJSON(map: map, layer: served, baseURL: host), maxAge: 60)
     }
 
     func features(_ request: HTTPRequest, map name: String, layer layerID: String) -> HTTPResponse {
@@ -398,4 +400,16 @@ public final class TileServer: Sendable {
         response.headers.append(("Content-Encoding", "gzip"))
         return response
     }
+}
+
+/// The JSON of `/` when the client accepts `application/json`: every map, in serving order.
+struct MapIndex: Encodable {
+    struct Entry: Encodable {
+        var name: String
+        var title: String
+        var viewer: String
+        var tilejson: String
+    }
+
+    var maps: [Entry]
 }

@@ -8,42 +8,7 @@ import MapProjects
 enum Viewer {
     static func page(for map: ServedMap, tileJSONURL: String) -> String {
         let project = map.project
-        let name = project.name
-        let layers = map.layers.map { served -> [String: Any] in
-            let spec = served.spec
-            var layer: [String: Any] = [
-                "id": spec.id, "title": spec.title, "base": spec.isBase, "visible": spec.visible, "opacity": spec.options.opacity,
-                "zIndex": spec.options.zIndex, "minZoom": max(project.minZoom, spec.options.minZoom),
-                "maxZoom": min(project.maxZoom, spec.options.maxZoom),
-                "tiles": "/maps/\(name)/layers/\(spec.id)/{z}/{x}/{y}{r}.\(spec.format.fileExtension)",
-            ]
-            if spec.isFeatureLayer { layer["features"] = "/maps/\(name)/features/\(spec.id).geojson" }
-            if let b = served.layer.bounds { layer["bounds"] = [[b.south, b.west], [b.north, b.east]] }
-            return layer
-        }
-        var config: [String: Any] = [
-            "name": name, "title": project.title, "center": [map.center.latitude, map.center.longitude], "zoom": map.initialZoom,
-            "minZoom": project.minZoom, "maxZoom": project.maxZoom, "layers": layers,
-            "composed": "/maps/\(name)/{z}/{x}/{y}.png", "tilejson": tileJSONURL,
-        ]
-        if let b = map.bounds { config["bounds"] = [[b.south, b.west], [b.north, b.east]] }
-        // The debug grid asks the base layer how each tile was made (native, overzoomed, fallback).
-        if let base = map.layers.first(where: { $0.spec.isBase && $0.spec.visible }) {
-            config["debugTiles"] = "/maps/\(name)/layers/\(base.spec.id)/{z}/{x}/{y}.\(base.spec.format.fileExtension)"
-        }
-        // The debug grid also outlines each label the map draws in a tile (its text and pixel
-        // box), from the .json twin of a static image of exactly that tile.
-        if map.layers.contains(where: { $0.spec.isFeatureLayer && $0.spec.visible }) {
-            config["debugLabels"] = "/maps/\(name)/static/{lon},{lat},{z}/256x256.json"
-        }
-        if let a = project.attribution { config["attribution"] = a }
-        if let game = project.game {
-            var g: [String: Any] = ["routes": game.routes.keys.sorted(), "play": "/maps/\(name)/play", "warps": "/maps/\(name)/warps/"]
-            if let autoplay = game.autoplay { g["autoplay"] = autoplay }
-            config["game"] = g
-        }
-        let json = (try? JSONSerialization.data(withJSONObject: config, options: [.sortedKeys, .withoutEscapingSlashes]))
-            .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let json = ViewerConfig(map: map, tileJSONURL: tileJSONURL).json
         return """
         <!doctype html>
         <html lang="en">

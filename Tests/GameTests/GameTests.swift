@@ -123,3 +123,15 @@ func east(_ meters: Double) -> Coordinate {
         #expect(abs(second[0] - 141) < 0.05)
     }
 }
+
+/// A title or id with a quote, a backslash or a newline still makes one valid JSON line
+/// (a raw newline would end the line of `simulate --json` and the `/play` event).
+@Test func eventJSONLineEscapesControlCharacters() throws {
+    let poi = PointOfInterest(id: "a\"b\\c", kind: .quest, coordinate: centre, title: "line one\nline two/\u{1}")
+    let event = EncounterEvent(time: 1.5, kind: .enter, poi: poi, position: centre)
+    let line = Simulation.jsonLine(event, withTitle: true)
+    #expect(!line.contains("\n"))
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    #expect(object["title"] as? String == "line one\nline two/\u{1}" && object["poi"] as? String == "a\"b\\c")
+    #expect(line.hasPrefix(#"{"t":1.500,"event":"enter","poi":"a\"b\\c","kind":"quest","lon":-73.9718700,"lat":40.7677690,"title":"line one\nline two/\u0001"}"#))
+}

@@ -112,6 +112,18 @@ import TileMath
         }
     }
 
+    /// The bytes clients cache and diff: sorted keys, no spaces, unescaped slashes, shortest numbers
+    /// (what `JSONSerialization` wrote before TileJSON became a Codable type).
+    @Test func tileJSONBytesAreSortedCompactJSON() async throws {
+        try await ProjectFixture.withServer { server in
+            let body = Data(await server.get("/maps/park/layers/base.json").body)
+            let object = try JSONSerialization.jsonObject(with: body)
+            let canonical = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+            #expect(String(decoding: body, as: UTF8.self) == String(decoding: canonical, as: UTF8.self))
+            #expect(String(decoding: body, as: UTF8.self).hasPrefix(#"{"attribution":"test data","bounds":["#))
+        }
+    }
+
     static func object(_ response: HTTPResponse) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
     }

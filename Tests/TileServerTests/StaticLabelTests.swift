@@ -9,6 +9,19 @@ import HTTPServer
 /// The `.json` twin of a static image reports the map's labels: the text and the box (CSS
 /// pixels) of each, where the image draws them.
 @Suite struct StaticLabelTests {
+    /// Sorted keys, no spaces, shortest numbers: the bytes `JSONSerialization` wrote before the
+    /// report became a Codable type, labels and counts included.
+    @Test func theJSONTwinIsSortedCompactJSON() async throws {
+        let fixture = try ProjectFixture()
+        defer { fixture.remove() }
+        let server = try fixture.server(ServerOptions())
+        let geometry = await server.handle(HTTPRequest(method: "GET", path: "/maps/park/static/-73.9725,40.7680,16/320x200.json"))
+        let object = try JSONSerialization.jsonObject(with: Data(geometry.body))
+        let canonical = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        #expect(geometry.bodyText == String(decoding: canonical, as: UTF8.self))
+        #expect(geometry.bodyText.hasPrefix(#"{"bbox":["#) && geometry.bodyText.contains(#""labels":[{"height":"#))
+    }
+
     @Test func theJSONTwinReportsTheMapsLabels() async throws {
         let fixture = try ProjectFixture()
         defer { fixture.remove() }

@@ -1,0 +1,56 @@
+import Foundation
+import MapProjects
+import Rendering
+
+/// One line of `validate --json`: the file, whether it is sound, each problem by JSON path,
+/// and with `--labels` how many named features got a label at each zoom.
+struct ValidateReport: Encodable {
+    struct Problem: Encodable {
+        var path: String
+        var message: String
+    }
+
+    struct Labels: Encodable {
+        var zoom: Int
+        var named: Int
+        var labelled: Int
+        /// Placement time, rounded to 0.1 ms.
+        var ms: Double
+
+        init(_ placement: LabelPlacement) {
+            zoom = Int(placement.zoom)
+            named = placement.namedFeatures
+            labelled = placement.labelledFeatures
+            ms = (placement.milliseconds * 10).rounded() / 10
+        }
+    }
+
+    var file: String
+    var ok: Bool
+    var problems: [Problem]
+    var labels: [Labels]?
+}
+
+/// The line `serve --json` prints once it listens: where, and each map's viewer and tiles.
+struct ServeReadyReport: Encodable {
+    struct Map: Encodable {
+        var name: String
+        var viewer: String
+        var tiles: String
+    }
+
+    var url: String
+    var port: Int
+    var host: String
+    var maps: [Map]
+}
+
+extension Encodable {
+    /// Compact JSON with sorted keys and unescaped slashes (what the CLI prints), or "" if
+    /// the value cannot be encoded (a non-finite number).
+    var sortedJSONLine: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+}
