@@ -1,4 +1,5 @@
 import MBTiles
+import TileMath
 import TileSources
 import MapProjects
 
@@ -39,17 +40,20 @@ extension CLIError {
     /// The one mapping of library failures to exits. The machine's failures (a full disk or
     /// quota, an I/O error, a read-only file system, a permission, a missing file), whichever
     /// layer reported them, are I/O (74) with a message naming `file` (the destination the
-    /// user gave, when writing) and the cause in words ("no space left on device"); a file
-    /// whose contents are wrong (any other failure while reading, a corrupt SQLite file) is
-    /// data (65); anything else is a failure (1).
+    /// user gave, when writing) and the cause in words ("no space left on device"); any other
+    /// domain error exits as the `ExitCategory` its module declares for it (`CategorizedError`);
+    /// a file whose contents are wrong (any other failure while reading, a corrupt SQLite file)
+    /// is data (65); anything else is a failure (1).
     public init(_ error: any Error, _ access: FileAccess, _ file: String) {
         switch error {
         case let error as CLIError: self = error
-        case let error as TileSourceError: self = CLIError(error)
         case let error as ProjectProblems: self = CLIError(error)
+        case let error as TileSourceError: self = CLIError(error)  // names its file
         default:
             if let cause = IOFailure.cause(of: error) {
                 self = .io("\(file): cannot \(access == .reading ? "read" : "write"): \(cause)")
+            } else if let error = error as? any CategorizedError {
+                self = CLIError(error)  // what its module declares
             } else if let error = error as? SQLiteError {
                 self = .data(error.description)  // it names its file
             } else if access == .reading {
@@ -66,14 +70,16 @@ extension CLIError {
         self = problems.problems.allSatisfy(\.isIO) ? .io(problems.description) : .data(problems.description)
     }
 
-    /// A tile store failure: the store cannot be read, written or found is I/O (74), a corrupt
-    /// one is data (65), a path that names no kind of store is usage (64). Writers name the
-    /// destination in `unwritable`, never a scratch file beside it.
-    public init(_ error: TileSourceError) {
-        switch error {
-        case .notFound, .unreadable, .unwritable: self = .io(error.description)
-        case .corrupt: self = .data(error.description)
-        case .invalid: self = .usage(error.description)
+    /// A domain error, by the category its module declares for it (`ExitCategory`): the one
+    /// place where categories become exits, so an error means the same code in every command.
+    /// Its message names its own file.
+    public init(_ error: any CategorizedError) {
+        let message = String(describing: error)
+        switch error.exitCategory {
+        case .usage: self = .usage(message)
+        case .data: self = .data(message)
+        case .io: self = .io(message)
+        case .software: self = .failure(message)
         }
     }
 }

@@ -105,16 +105,11 @@ enum MergeCommand: Command {
         }
     }
 
-    /// Merge failures as exits: a wrong set of shards is usage (64); stores that do not fit
-    /// together, conflicts and damaged records are data (65); the rest by `CLIError`'s mapping.
+    /// Merge failures as exits: a tile address read from a store is data (65), since it came
+    /// from the file; the rest by the categories their modules declare (`CLIError`'s mapping).
     static func mapped(_ error: any Error, _ file: String) -> CLIError {
         switch error {
-        case let error as PyramidError:
-            if case .incompleteShards = error { return .usage(error.description) }
-            return .data(error.description)
         case let error as TileMathError: return .data("\(file): \(error.description)")
-        case let error as CLIError: return error
-        case let error as TileSourceError: return CLIError(error)
         default: return CLIError(error, .writing, file)
         }
     }

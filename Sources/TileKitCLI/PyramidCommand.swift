@@ -84,7 +84,7 @@ enum PyramidCommand: Command {
             let reader = try ImageRowReader(path: imagePath, limits: options.imageLimits)
             size = (reader.width, reader.height)
         } catch {
-            throw .data(error.description)
+            throw CLIError(error)  // CanvasError: data, as before
         }
         let georeference = try locate(imagePath, arguments: arguments, width: size.0, height: size.1)
 
@@ -100,7 +100,7 @@ enum PyramidCommand: Command {
             builder = try PyramidBuilder(source: imagePath, georeference: georeference, stores: stores, options: options)
         } catch {
             for store in stores where !store.resumed { store.discard() }  // nothing was built
-            throw .usage(error.description)
+            throw CLIError(error)
         }
         var bar = ProgressBar(label: "pyramid z\(builder.zooms.lowerBound)-\(builder.zooms.upperBound)", io: io)
         let quiet = arguments.flag("quiet")
@@ -117,9 +117,9 @@ enum PyramidCommand: Command {
         } catch let error as CanvasError {
             // A broken image: nothing to resume, so nothing is left behind.
             for store in stores { store.discard() }
-            throw .data(error.description)
+            throw CLIError(error)
         } catch let error as PyramidError {
-            throw .data(error.description)
+            throw CLIError(error)
         } catch {
             for store in stores { store.discard() }  // a failed write must not leave the disk full
             throw CLIError(error, .writing, out)
@@ -203,7 +203,7 @@ enum PyramidCommand: Command {
         } catch let error as CLIError {
             throw error
         } catch let error as GeoreferenceError {
-            throw .usage(error.description)
+            throw CLIError(error)
         } catch {
             throw .usage("\(error)")
         }

@@ -151,7 +151,7 @@ enum SeedCommand: Command {
             let template = try URLTemplate(text, subdomains: URLTemplate.subdomains(arguments.values["subdomains"] ?? "abc"), variables: variables)
             return try RemoteTileSource(template: template, metadata: TileSetMetadata(name: "seed"), options: options)
         } catch let error as URLTemplateError {
-            throw .usage(error.description)
+            throw CLIError(error)
         } catch {
             throw .usage("\(error)")
         }

@@ -172,8 +172,7 @@ enum ServeCommand: Command {
         do {
             http = try server.start(host: arguments.values["host"], port: port, limits: limits)
         } catch {
-            if case .badHost = error { throw .usage(error.description) }
-            throw .io(error.description)
+            throw CLIError(error)
         }
         // Signal sources are made only once listening: libdispatch traps when a source that
         // was never resumed is released (as it would be on a failed start).

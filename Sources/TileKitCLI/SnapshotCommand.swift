@@ -107,7 +107,7 @@ enum SnapshotCommand: Command {
         } catch let error as CLIError {
             throw error
         } catch let error as SnapshotError {
-            throw .usage(error.description)
+            throw CLIError(error)
         } catch {
             throw .failure("\(error)")
         }

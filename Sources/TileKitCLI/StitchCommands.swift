@@ -59,12 +59,8 @@ enum StitchCommand: Command {
             }
         } catch let error as CLIError {
             throw error
-        } catch let error as TileSourceError {
-            // A damaged store found while reading its tiles is bad data, not a failed write.
-            switch error {
-            case .corrupt, .invalid: throw .data(error.description)
-            default: throw .io(error.description)
-            }
+        } catch let error as any CategorizedError {
+            throw CLIError(error)  // a damaged store is data (65), as in every command
         } catch {
             throw .io("\(error)")
         }

@@ -63,7 +63,7 @@ enum InfoCommand: Command {
         let perZoom: [Int: (tiles: Int, bytes: Int)]
         do {
             perZoom = try TileStore.statistics(of: source)
-        } catch let error as TileSourceError {
+        } catch let error as any CategorizedError {
             throw CLIError(error)
         } catch {
             throw .data("\(arguments.positionals[0]): \(error)")

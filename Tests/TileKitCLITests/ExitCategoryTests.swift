@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+import TileMath
+import TileSources
+import Canvas
+@testable import TileKitCLI
+
+/// Domain errors declare their exit category (`CategorizedError`); `CLIError` alone turns a
+/// category into an exit code, so one error means one code whichever command meets it.
+@Suite struct ExitCategoryTests {
+    struct Declared: CategorizedError, CustomStringConvertible {
+        let exitCategory: ExitCategory
+        var description: String { "declared \(exitCategory)" }
+    }
+
+    @Test(arguments: [(ExitCategory.usage, Int32(64)), (.data, 65), (.io, 74), (.software, 1)])
+    func eachCategoryHasItsExitCode(category: ExitCategory, code: Int32) {
+        let error = CLIError(Declared(exitCategory: category))
+        #expect(error.exitCode == code)
+        #expect(error.description == "declared \(category)")
+        // The mapping every command uses for a failed library call agrees, reading or writing.
+        #expect(CLIError(Declared(exitCategory: category), .reading, "f").exitCode == code)
+        #expect(CLIError(Declared(exitCategory: category), .writing, "f").exitCode == code)
+    }
+
+    @Test(arguments: [
+        (TileSourceError.notFound(path: "a.mbtiles"), Int32(74)),
+        (.unreadable(path: "a.mbtiles", reason: "I/O error"), 74),
+        (.unwritable(path: "a.mbtiles", reason: "no space left on device"), 74),
+        (.corrupt(path: "a.mbtiles", reason: "bad header"), 65),
+        (.invalid("a.txt: not a folder, .mbtiles or .pmtiles store"), 64),
+    ])
+    func tileSourceErrorsKeepTheirCodes(error: TileSourceError, code: Int32) {
+        #expect(CLIError(error).exitCode == code)
+        #expect(CLIError(error).description == error.description)
+    }
+
+    @Test func imageErrorsAreDataUsageOrOurs() {
+        #expect(CLIError(CanvasError.decodeFailed(format: .png, reason: "bad CRC")).exitCode == 65)
+        #expect(CLIError(CanvasError.file(path: "a.png", underlying: "cannot decode PNG: bad CRC")).exitCode == 65)
+        #expect(CLIError(CanvasError.invalidOption("quality 200")).exitCode == 64)
+        #expect(CLIError(CanvasError.encodeFailed(format: .webp, reason: "out of memory")).exitCode == 1)
+    }
+
+    /// The case: a damaged store was 74 in `seed` and 65 in `convert`. Every command that
+    /// reads it now exits 65, naming the store.
+    @Test func aDamagedStoreIsDataInEveryCommand() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tilekit-exit-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = HostileStoreCommandTests.fixture("pmtiles-header/minzoom-200.pmtiles")
+        let out = { (name: String) in directory.appendingPathComponent(name).path }
+        let runs: [(command: String, arguments: [String])] = [
+            ("info", ["info", store]),
+            ("convert", ["convert", store, out("converted.mbtiles")]),
+            ("seed", ["seed", "--source", store, "--bbox", "-10,-10,10,10", "--zoom", "0", "--out", out("seeded.mbtiles"), "--quiet"]),
+            ("stitch", ["stitch", store, "--bbox", "-10,-10,10,10", "--zoom", "0", "-o", out("stitched.png")]),
+        ]
+        for (command, arguments) in runs {
+            let run = await CLIRun(arguments)
+            #expect(run.exitCode == 65, "\(command): \(run.exitCode) \(run.error)")
+            #expect(run.error.contains(store) && run.error.contains("minzoom 200"), "\(command): \(run.error)")
+        }
+    }
+}
