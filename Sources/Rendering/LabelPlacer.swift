@@ -246,11 +246,12 @@ struct LabelPlacer: Sendable {
     /// The box of a polygon filled at least half opaque (GeoJSON's default fill opacity is
     /// 0.6), map units; nil for anything else.
     static func coveredBox(_ feature: Feature) -> PixelBox? {
-        guard (feature.style.fillOpacity ?? 0.6) >= 0.5, let rings = feature.geometry?.polygonRings else { return nil }
-        let points = rings.joined().map(MapPoint.init)
-        guard let minX = points.map(\.x).min(), let maxX = points.map(\.x).max(),
-              let minY = points.map(\.y).min(), let maxY = points.map(\.y).max() else { return nil }
-        let box = PixelBox(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+        guard (feature.style.fillOpacity ?? 0.6) >= 0.5, let geometry = feature.geometry, geometry.polygonRings != nil,
+              let bounds = geometry.bounds else { return nil }
+        // Mercator keeps the order of longitudes and latitudes: the box's corners are the corners.
+        let northWest = MapPoint(Coordinate(latitude: bounds.north, longitude: bounds.west))
+        let southEast = MapPoint(Coordinate(latitude: bounds.south, longitude: bounds.east))
+        let box = PixelBox(minX: northWest.x, minY: northWest.y, maxX: southEast.x, maxY: southEast.y)
         return box.isValid ? box : nil
     }
 
