@@ -73,6 +73,8 @@ public struct ServedMap: Sendable {
         let labels = LabelIndex(layers: labelLayers)
         self.labels = labels
         for spec in project.layers {
+            // A layer that does not draw (`"draw": false`) only takes room in the label placement.
+            guard spec.draws else { continue }
             var features = [Feature]()
             var remoteSource: RemoteTileSource?
             let source: any TileSource
@@ -110,9 +112,8 @@ public struct ServedMap: Sendable {
         self.routes = routes
         bounds = project.bounds ?? Self.union(layers.map(\.layer.bounds))
         composedMaxAge = layers.filter { $0.spec.visible }.map(\.spec.maxAge).min() ?? 3600
-        let base = layers.first { $0.spec.isBase && $0.spec.visible && $0.spec.draws }
-        // A layer that does not draw (`"draw": false`) only takes room in the label placement.
-        composer = TileComposer(layers: layers.filter { $0.spec.visible && $0.spec.draws && (!$0.spec.isBase || $0.spec.id == base?.spec.id) }.map(\.layer))
+        let base = layers.first { $0.spec.isBase && $0.spec.visible }
+        composer = TileComposer(layers: layers.filter { $0.spec.visible && (!$0.spec.isBase || $0.spec.id == base?.spec.id) }.map(\.layer))
     }
 
     public func layer(_ id: String) -> ServedLayer? { layers.first { $0.spec.id == id } }

@@ -43,7 +43,9 @@ import Rendering
         let drawn = try project(drawPins: true), reserved = try project(drawPins: false)
         defer { try? FileManager.default.removeItem(at: drawn.folder); try? FileManager.default.removeItem(at: reserved.folder) }
         #expect(try await magentaPixels(ServedMap(MapProjectReader.load(drawn.map)), zoom: 16) > 20, "the drawn pin is in the tile")
-        #expect(try await magentaPixels(ServedMap(MapProjectReader.load(reserved.map)), zoom: 16) == 0, "the reserved pin is not")
+        let served = try ServedMap(MapProjectReader.load(reserved.map))
+        #expect(try await magentaPixels(served, zoom: 16) == 0, "the reserved pin is not")
+        #expect(served.layer("pins") == nil, "nor is it a layer of its own (no tiles, no toggle in the viewer)")
     }
 
     @Test func itsLabelsStillTakeTheirRoom() throws {
