@@ -169,16 +169,9 @@ def fill_cache(port, capacity_mb, tally):
     """Drawn z17-18 tiles, row by row over the park, until the memory cache is 90% full (or 3
     minutes): the cache then stays at its cap during the soak instead of growing through it."""
     client, started = KeepAlive(port, timeout=30), time.monotonic()
-    def tiles():  # the tiles drawn_tile_traffic asks for, in order
-        for z in (17, 18):
-            _, x0, y0 = tile_of(-73.99, 40.80, z)
-            _, x1, y1 = tile_of(-73.95, 40.76, z)
-            for y in range(y0, y1 + 1):
-                for x in range(x0, x1 + 1):
-                    for variant in ("", "@2x"):
-                        for f in ("png", "webp", "jpg"):
-                            yield f"/maps/park/{z}/{x}/{y}{variant}.{f}"
-    for i, path in enumerate(tiles()):
+    paths = (f"/maps/park/{z}/{x}/{y}{variant}.{f}" for z, x, y in park_tiles(range(17, 19))  # what drawn_tile_traffic asks for
+             for variant in ("", "@2x") for f in ("png", "webp", "jpg"))
+    for i, path in enumerate(paths):
         if time.monotonic() - started > 180:
             break
         try:
