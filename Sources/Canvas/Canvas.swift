@@ -264,8 +264,17 @@ enum CairoPixels {
                 for x in 0..<image.width {
                     let o = (y * image.width + x) * 4
                     let a = UInt32(src[o + 3])
-                    func premultiply(_ v: UInt8) -> UInt32 { (UInt32(v) * a + 127) / 255 }
-                    let word = a << 24 | premultiply(src[o]) << 16 | premultiply(src[o + 1]) << 8 | premultiply(src[o + 2])
+                    let word: UInt32
+                    // Tiles are mostly opaque or empty: those need no division (the general
+                    // formula gives the same words for them).
+                    if a == 255 {
+                        word = 0xFF00_0000 | UInt32(src[o]) << 16 | UInt32(src[o + 1]) << 8 | UInt32(src[o + 2])
+                    } else if a == 0 {
+                        word = 0
+                    } else {
+                        func premultiply(_ v: UInt8) -> UInt32 { (UInt32(v) * a + 127) / 255 }
+                        word = a << 24 | premultiply(src[o]) << 16 | premultiply(src[o + 1]) << 8 | premultiply(src[o + 2])
+                    }
                     UnsafeMutableRawPointer(row + x * 4).storeBytes(of: word.littleEndian, as: UInt32.self)
                 }
             }

@@ -141,6 +141,16 @@ func fixtureBytes(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf:
         _ = try ImageRowReader(path: fixture("jpeg-141-scans.jpg").path)
     }
 
+    /// The zlib Adler-32 of a PNG's pixels is not checked (it cost a tenth of a snapshot);
+    /// the chunk CRC-32 over the same compressed bytes is, so a changed byte is still refused.
+    @Test func aWrongAdler32DecodesButAChangedIDATByteIsRefused() throws {
+        let good = try RGBAImage(decoding: fixtureBytes("png-16x16-noise.png"))
+        #expect(try RGBAImage(decoding: fixtureBytes("png-wrong-adler32.png")) == good)
+        #expect(throws: CanvasError.decodeFailed(format: .png, reason: "IDAT: CRC error")) {
+            try RGBAImage(decoding: fixtureBytes("png-idat-crc-mismatch.png"))
+        }
+    }
+
     @Test func theSizeTheLibraryReadsMustBeTheCheckedOne() throws {
         // A second IHDR-sized lie cannot happen in PNG (libpng reads the same IHDR), but the
         // decoders still compare: here a PNG whose IHDR length field is wrong is refused by both.

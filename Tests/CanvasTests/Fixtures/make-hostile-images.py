@@ -188,6 +188,15 @@ def main():
     idat_end = noise.index(b"IEND") - 4
     files["png-truncated.png"] = noise[:(33 + idat_end) // 2]  # half way through the IDAT
     files["png-truncated-near-end.png"] = noise[:idat_end - 200]
+    # The same pixels with a wrong zlib Adler-32 but right chunk CRCs (decoded: TileKit skips
+    # the Adler-32, as the CRC covers the same bytes), and with a wrong IDAT CRC (refused).
+    raw = b"".join(b"\x00" + bytes(random.Random(11 + y).randrange(256) for _ in range(16 * 4)) for y in range(16))
+    stream = zlib.compress(raw, 6)
+    files["png-wrong-adler32.png"] = png(16, 16, 8, 6, stream[:-4] + bytes(b ^ 0xFF for b in stream[-4:]))
+    changed = bytearray(png(16, 16, 8, 6, stream))
+    changed[changed.index(b"IDAT") + 4 + len(stream)] ^= 0x01  # the first byte of its CRC
+    files["png-idat-crc-mismatch.png"] = bytes(changed)
+    files["png-16x16-noise.png"] = png(16, 16, 8, 6, stream)
 
     jpeg = bytearray(TINY_JPEG)
     jpeg[JPEG_SOF + 5:JPEG_SOF + 9] = struct.pack(">HH", 65000, 65000)
