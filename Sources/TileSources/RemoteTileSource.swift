@@ -267,14 +267,14 @@ public final class RemoteTileSource: TileSource {
             case 200:
                 let directives = CacheDirectives(headers: headers)
                 let contentType = headers.first { $0.key.lowercased() == "content-type" }?.value
-                let format: ImageFormat
+                let format: ImageFormat, image: RGBAImage
                 do {
-                    format = try Self.validated(body, contentType: contentType, url: text, maxSide: options.maxTileSide)
+                    (format, image) = try Self.validated(body, contentType: contentType, url: text, maxSide: options.maxTileSide)
                 } catch {
                     throw badAnswer(error)
                 }
                 let freshness = directives.freshness(now: Date().timeIntervalSince1970)
-                return .tile(TileData(bytes: body, format: format, freshness: freshness), directives)
+                return .tile(TileData(bytes: body, format: format, freshness: freshness, decoded: image), directives)
             case 304: return .notModified(CacheDirectives(headers: headers))
             case 204, 404, 410: return .noTile
             case 429: return .unavailable(retryAfter: retryAfter)  // asked to slow down: do not insist
@@ -294,7 +294,7 @@ public final class RemoteTileSource: TileSource {
     /// a known signature, a readable header that declares at most `maxSide` px a side
     /// (checked before decoding, so a decompression bomb costs nothing), and bytes that
     /// decode whole (a cut or padded file does not).
-    static func validated(_ bytes: [UInt8], contentType: String?, url: String, maxSide: Int) throws(RemoteTileError) -> ImageFormat {
+    static func validated(_ bytes: [UInt8], contentType: String?, url: String, maxSide: Int) throws(RemoteTileError) -> (ImageFormat, RGBAImage) {
         func hex() -> String { bytes.isEmpty ? "nothing" : bytes.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ") }
         if let contentType {
             let media = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
@@ -313,11 +313,10 @@ public final class RemoteTileSource: TileSource {
         }
         do throws(CanvasError) {
             // The decoder re-reads the size and refuses one that differs from the header's.
-            _ = try RGBAImage(decoding: bytes, limits: limits)
+            return (format, try RGBAImage(decoding: bytes, limits: limits))
         } catch {
             throw .undecodable(url: url, format: format, reason: error.description)
         }
-        return format
     }
 
 

@@ -10,12 +10,36 @@ public struct TileData: Hashable, Sendable {
     /// How long the tile may be reused without asking its source again; the server's
     /// memory cache and the `Cache-Control` it sends follow it.
     public var freshness: Freshness
+    /// The pixels of `bytes`, when the source has already decoded them (a remote tile is
+    /// decoded to be checked before it is cached), so whoever draws the tile does not decode
+    /// it again. Not part of equality: it is what `bytes` say.
+    public var decoded: RGBAImage?
 
-    public init(bytes: [UInt8], format: ImageFormat, provenance: Provenance = .native, freshness: Freshness = .unlimited) {
+    public init(bytes: [UInt8], format: ImageFormat, provenance: Provenance = .native, freshness: Freshness = .unlimited,
+                decoded: RGBAImage? = nil) {
         self.bytes = bytes
         self.format = format
         self.provenance = provenance
         self.freshness = freshness
+        self.decoded = decoded
+    }
+
+    /// The tile's pixels: the ones already decoded if they are within `limits`, else `bytes`
+    /// decoded (which also gives the error for a tile beyond them).
+    public func image(limits: ImageLimits = .tile) throws(CanvasError) -> RGBAImage {
+        if let decoded, limits.allows(width: decoded.width, height: decoded.height) { return decoded }
+        return try RGBAImage(decoding: bytes, limits: limits)
+    }
+
+    public static func == (a: TileData, b: TileData) -> Bool {
+        a.bytes == b.bytes && a.format == b.format && a.provenance == b.provenance && a.freshness == b.freshness
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(bytes)
+        hasher.combine(format)
+        hasher.combine(provenance)
+        hasher.combine(freshness)
     }
 
     /// Where a tile's pixels came from.

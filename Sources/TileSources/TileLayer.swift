@@ -103,7 +103,7 @@ public struct TileLayer: Sendable {
         case .noTile: return .noTile
         case .unavailable(let retryAfter): return .unavailable(retryAfter: retryAfter)
         case .tile(let data):
-            let image = try RGBAImage(decoding: data.bytes, limits: .tile)
+            let image = try data.image(limits: .tile)
             if image.width == size, image.height == size {
                 return .image(image, passthrough: data, provenance: data.provenance)
             }
@@ -118,7 +118,7 @@ public struct TileLayer: Sendable {
         case .noTile: return .noTile
         case .unavailable(let retryAfter): return .unavailable(retryAfter: retryAfter)
         case .tile(let data):
-            let image = try RGBAImage(decoding: data.bytes, limits: .tile)
+            let image = try data.image(limits: .tile)
             let parts = Double(1 << (tile.z - ancestor.z))
             let partSize = Double(image.width) / parts
             let column = Double(tile.x - (ancestor.x << (tile.z - ancestor.z)))
@@ -153,7 +153,7 @@ public struct TileLayer: Sendable {
         var drew = false
         for (child, result) in results {
             guard case .tile(let data) = result else { continue }
-            let image = try RGBAImage(decoding: data.bytes, limits: .tile)
+            let image = try data.image(limits: .tile)
             canvas.draw(image, x: Double(child.x - range.minX) * cell, y: Double(child.y - range.minY) * cell,
                         width: cell, height: cell, interpolation: .best)
             drew = true

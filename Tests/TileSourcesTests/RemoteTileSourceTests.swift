@@ -31,6 +31,9 @@ import TestSupport
         guard case .tile(let data, let directives) = outcome else { Issue.record("\(outcome)"); return }
         let decoded = try RGBAImage(decoding: data.bytes)
         #expect(data.format == .png && decoded.width == 256)
+        // It comes with the pixels its check decoded: drawing it decodes nothing again.
+        let image = try data.image()
+        #expect(data.decoded == decoded && image == decoded)
         #expect(directives.maxAge == 120 && directives.etag == "\"12-1205-1539\"" && directives.lastModified != nil)
         #expect(try await server.stats().user_agents.contains("TileKitTests/1.0 (tests@tilekit.invalid)"))
         // With the validators: 304.
