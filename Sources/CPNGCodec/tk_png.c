@@ -165,6 +165,9 @@ tk_png_reader *tk_png_reader_open(const char *path, uint32_t *width, uint32_t *h
         return NULL;
     }
     png_init_io(reader->png, reader->file);
+#if defined(PNG_IGNORE_ADLER32) && defined(PNG_SET_OPTION_SUPPORTED)
+    png_set_option(reader->png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);  // as in tk_png_decode: the CRCs are checked
+#endif
     png_set_sig_bytes(reader->png, 8);
     png_read_info(reader->png, reader->info);
     *width = png_get_image_width(reader->png, reader->info);

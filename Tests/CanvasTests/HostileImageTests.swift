@@ -254,6 +254,21 @@ func fixtureBytes(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf:
         #expect(underlying.hasPrefix("cannot decode TIFF row 40: cannot decode strip 5"), "\(underlying)")
     }
 
+    /// The row reader (pyramids) skips the zlib Adler-32 too, and checks the CRCs.
+    @Test func theRowReaderSkipsAdler32ButChecksCRCs() throws {
+        func rows(_ name: String) throws -> [UInt8] {
+            let reader = try ImageRowReader(path: fixture(name).path)
+            var all = [UInt8](), row = [UInt8](repeating: 0, count: reader.width * 4)
+            for _ in 0..<reader.height {
+                try row.withUnsafeMutableBufferPointer { try reader.readRow(into: $0) }
+                all += row
+            }
+            return all
+        }
+        #expect(try rows("png-wrong-adler32.png") == RGBAImage(decoding: fixtureBytes("png-16x16-noise.png")).pixels)
+        #expect(throws: CanvasError.self) { try rows("png-idat-crc-mismatch.png") }
+    }
+
     /// Tiled TIFFs stream a row of tiles at a time; edge tiles (40 x 24 in 16 px tiles) are cut.
     @Test(arguments: ["tiff-tiled-40x24.tif", "tiff-strips-40x24.tif"])
     func tiledAndStrippedTIFFsStreamTheirPixels(name: String) throws {
