@@ -33,7 +33,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from attacklib import (HOST, Checks, KeepAlive, info, make_projects, open_fds, park_tiles, raise_nofile, rss_mb,  # noqa: E402
+from attacklib import (HOST, PARK_BOUNDS, Checks, KeepAlive, info, make_projects, open_fds, park_tiles, raise_nofile, rss_mb,  # noqa: E402
                        start_server, start_upstream, stop_server, tile_of)
 
 checks = Checks()
@@ -152,10 +152,11 @@ def drawn_tile_traffic(port, until, tally):
     """Overzoomed tiles (z17-18) at random places of the park: drawn, then cached."""
     rng = random.Random(2)
     client = KeepAlive(port, timeout=10)
+    west, south, east, north = PARK_BOUNDS
 
     def one():
         z = rng.choice([17, 18])
-        _, x, y = tile_of(-73.99 + rng.random() * 0.04, 40.76 + rng.random() * 0.04, z)
+        _, x, y = tile_of(west + rng.random() * (east - west), south + rng.random() * (north - south), z)
         try:
             status, _ = client.request(f"/maps/park/{z}/{x}/{y}{rng.choice(['', '@2x'])}.{rng.choice(['png', 'webp', 'jpg'])}")
             tally.add("drawn tile", status)
