@@ -147,20 +147,26 @@ public struct Feature: Hashable, Sendable {
     }
 }
 
-/// A malformed data file: the file, the place in it (a JSON path such as
-/// `features[3].geometry.coordinates`, or line and column for XML), and what is wrong.
-public struct FeatureError: Error, Equatable, Sendable, CustomStringConvertible {
+/// A data file that is wrong: the file, the place in it (a JSON path such as
+/// `features[3].geometry.coordinates`, line and column for XML, or empty for the whole
+/// document), and what is wrong. TileKit's one shape for "this file, at this place, is wrong
+/// because": feature files, game data (`GameDataError`) and map projects (`ProjectProblem`).
+public struct FeatureError: Error, Hashable, Sendable, CustomStringConvertible {
     public var file: String
     public var place: String
     public var reason: String
+    /// True when the file could not be read or reached (missing, unreadable, a server down)
+    /// rather than read and found wrong: an I/O failure (exit 74) rather than data (65).
+    public var isIO: Bool
 
-    public init(file: String, place: String, reason: String) {
+    public init(file: String, place: String, reason: String, isIO: Bool = false) {
         self.file = file
         self.place = place
         self.reason = reason
+        self.isIO = isIO
     }
 
-    public var description: String { "\(file): \(place): \(reason)" }
+    public var description: String { "\(file): \(place.isEmpty ? "root" : place): \(reason)" }
 }
 
 extension FeatureError {
@@ -180,7 +186,7 @@ extension FeatureError {
         } catch let error as FeatureError {
             throw error
         } catch {
-            throw FeatureError(file: url.path, place: "file", reason: (error as NSError).localizedDescription)
+            throw FeatureError(file: url.path, place: "file", reason: (error as NSError).localizedDescription, isIO: true)
         }
     }
 }

@@ -35,7 +35,7 @@ public typealias GameDataError = FeatureError
 /// Points of interest from GeoJSON Point features (`id`, `kind`, optional `radius`, `title`,
 /// `lines`) or a plist of annotations (`name`, `type`, `location`: kind from `type`).
 public enum PointsOfInterest {
-    public static func load(_ path: String) throws -> [PointOfInterest] {
+    public static func load(_ path: String) throws(GameDataError) -> [PointOfInterest] {
         let features = try FeatureFiles.load(path)
         var pois = [PointOfInterest]()
         var seen = Set<String>()

@@ -63,7 +63,7 @@ public struct RoutePlayback: Sendable {
     /// The first track, route or line string of a GPX (or any feature file), with its times;
     /// for a GPX with neither track nor route, its waypoints in document order, as Xcode
     /// plays a location file (see `waypointRoute`).
-    public static func load(_ path: String, speed: Double = 1.4, timeWarp: Double = 1, noise: Double = 0, seed: UInt64 = 1) throws -> RoutePlayback {
+    public static func load(_ path: String, speed: Double = 1.4, timeWarp: Double = 1, noise: Double = 0, seed: UInt64 = 1) throws(GameDataError) -> RoutePlayback {
         // Waypoints first: their errors name the waypoint by index as well as by line.
         let waypoints = path.lowercased().hasSuffix(".gpx") ? try GPX.waypoints(URL(fileURLWithPath: path)) : []
         let features = try FeatureFiles.load(path)

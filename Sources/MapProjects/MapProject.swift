@@ -2,6 +2,7 @@ import Foundation
 public import Canvas
 public import TileMath
 public import TileSources
+public import Features
 
 /// One map as `map.json` describes it: where it is, how far one may zoom and pan (MapKit's
 /// camera zoom range and boundary), and its layers bottom to top. Paths in the file are
@@ -87,24 +88,11 @@ public struct LayerSpec: Sendable {
     }
 }
 
-/// A problem in a map project, with its JSON path: `layers[2].source: no such file "tiles/parchment.png"`.
-public struct ProjectProblem: Error, Hashable, Sendable, CustomStringConvertible {
-    public var file: String
-    public var path: String
-    public var message: String
-    /// True when a file could not be read or reached (missing, a server down), rather than
-    /// read and found wrong: the CLI exits 74 rather than 65 when every problem is one.
-    public var isIO: Bool
-
-    public init(file: String, path: String, message: String, isIO: Bool = false) {
-        self.file = file
-        self.path = path
-        self.message = message
-        self.isIO = isIO
-    }
-
-    public var description: String { "\(file): \(path.isEmpty ? "root" : path): \(message)" }
-}
+/// A problem in a map project, with its JSON path as the place (empty for the document's
+/// root): `layers[2].source: no such file "tiles/parchment.png"`. The same shape as every
+/// "this file, at this place, is wrong because" error (`FeatureError`); `isIO` marks a file
+/// that could not be read or reached (missing, a server down) rather than read and found wrong.
+public typealias ProjectProblem = FeatureError
 
 /// Every problem found in a project, not just the first.
 public struct ProjectProblems: Error, Sendable, CustomStringConvertible {

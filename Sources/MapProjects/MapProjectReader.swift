@@ -44,19 +44,19 @@ public enum MapProjectReader {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw ProjectProblems(problems: [ProjectProblem(file: file, path: "", message: FileManager.default.fileExists(atPath: file)
+            throw ProjectProblems(problems: [ProjectProblem(file: file, place: "", reason: FileManager.default.fileExists(atPath: file)
                 ? "cannot be read" : "no such file", isIO: true)])
         }
         let root: JSONValue
         do {
             root = try JSONValue.parse(data, file: file)
         } catch {
-            throw ProjectProblems(problems: [ProjectProblem(file: file, path: error.place, message: error.reason)])
+            throw ProjectProblems(problems: [error])  // it names the file
         }
         var reader = Reader(file: file, folder: url.deletingLastPathComponent())
         let project = reader.project(root, defaultName: url.deletingPathExtension().lastPathComponent)
         guard reader.problems.isEmpty, let project else { throw ProjectProblems(problems: reader.problems) }
-        return OpenedProject(project, stores: reader.stores, pois: reader.pois, routes: reader.routes, featureFiles: reader.featureFiles)
+        return OpenedProject(project, file: file, stores: reader.stores, pois: reader.pois, routes: reader.routes, featureFiles: reader.featureFiles)
     }
 
     /// A plain tile store as a one-layer map named after its file (`world.mbtiles`: `world`), as mbtileserver does;
@@ -83,9 +83,9 @@ public enum MapProjectReader {
             project.zoom = source.metadata.centerZoom
             project.minZoom = source.metadata.minZoom
             project.maxZoom = max(source.metadata.maxZoom, min(22, source.metadata.maxZoom + 2))
-            return OpenedProject(project, stores: [location: source], pois: nil, routes: [:], featureFiles: [:])
+            return OpenedProject(project, file: path, stores: [location: source], pois: nil, routes: [:], featureFiles: [:])
         } catch {
-            throw ProjectProblems(problems: [ProjectProblem(file: path, path: "", message: error.description, isIO: error.isIO)])
+            throw ProjectProblems(problems: [ProjectProblem(file: path, place: "", reason: error.description, isIO: error.isIO)])
         }
     }
 
@@ -100,7 +100,7 @@ public enum MapProjectReader {
         var featureFiles = [String: (features: [Feature], images: [String: RGBAImage])]()
 
         mutating func fail(_ path: String, _ message: String, isIO: Bool = false) {
-            problems.append(ProjectProblem(file: file, path: path, message: message, isIO: isIO))
+            problems.append(ProjectProblem(file: file, place: path, reason: message, isIO: isIO))
         }
 
         mutating func project(_ root: JSONValue, defaultName: String) -> MapProject? {
@@ -229,7 +229,7 @@ public enum MapProjectReader {
                         let images = try FeatureRenderer.loadImages(for: features, relativeTo: URL(fileURLWithPath: resolved).deletingLastPathComponent())
                         featureFiles[OpenedProject.featureKey(resolved, overlayImage: overlayImage)] = (features, images)
                     } catch let error as FeatureError {
-                        fail(path + ".files[\(i)]", error.description)
+                        fail(path + ".files[\(i)]", error.description, isIO: error.isIO)
                     } catch {
                         fail(path + ".files[\(i)]", "\(text): image: \(error)")
                     }
@@ -291,7 +291,7 @@ public enum MapProjectReader {
             if !FileManager.default.fileExists(atPath: pois) {
                 fail(path + ".pois", "no such file \"\(poisText)\"")
             } else {
-                do { self.pois = try PointsOfInterest.load(pois) } catch { fail(path + ".pois", "\(error)") }
+                do { self.pois = try PointsOfInterest.load(pois) } catch { fail(path + ".pois", "\(error)", isIO: error.isIO) }
             }
             var routes = [String: String]()
             // Routes are read at the game's speed, kept for /play (a bad speed is reported
@@ -304,7 +304,7 @@ public enum MapProjectReader {
                     if !MapProjectReader.isURLName(name) { fail(path + ".routes." + name, "the route name must be letters, digits, '-' or '_'") }
                     let file = resolve(text)
                     if !FileManager.default.fileExists(atPath: file) { fail(path + ".routes." + name, "no such file \"\(text)\""); continue }
-                    do { self.routes[name] = try RoutePlayback.load(file, speed: speed) } catch { fail(path + ".routes." + name, "\(error)") }
+                    do { self.routes[name] = try RoutePlayback.load(file, speed: speed) } catch { fail(path + ".routes." + name, "\(error)", isIO: error.isIO) }
                     routes[name] = file
                 }
             } else if o["routes"] != nil {

@@ -8,6 +8,9 @@ import Game
 /// opens each of them once (a route is read once per map, not once per `/play`).
 public struct OpenedProject: Sendable {
     public let project: MapProject
+    /// The file it was read from (`map.json`, or a store served as a one-layer map); a
+    /// project built in code is named by its name. Problems found opening it name this file.
+    public let file: String
     /// Tile stores by resolved path (or URL).
     let stores: [String: any TileSource]
     /// The game's points of interest, when the map has a game.
@@ -24,12 +27,13 @@ public struct OpenedProject: Sendable {
 
     /// A project that was not read from a file (built in code): everything opens when served.
     public init(_ project: MapProject) {
-        self.init(project, stores: [:], pois: nil, routes: [:], featureFiles: [:])
+        self.init(project, file: project.name, stores: [:], pois: nil, routes: [:], featureFiles: [:])
     }
 
-    init(_ project: MapProject, stores: [String: any TileSource], pois: [PointOfInterest]?, routes: [String: RoutePlayback],
+    init(_ project: MapProject, file: String, stores: [String: any TileSource], pois: [PointOfInterest]?, routes: [String: RoutePlayback],
          featureFiles: [String: (features: [Feature], images: [String: RGBAImage])]) {
         self.project = project
+        self.file = file
         self.stores = stores
         self.pois = pois
         self.routes = routes

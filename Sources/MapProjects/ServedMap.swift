@@ -35,28 +35,33 @@ public struct ServedMap: Sendable {
     public let labels: LabelIndex
 
     /// Opens a project built in code (a project read from a file comes opened: `init(_: OpenedProject)`).
-    public init(_ project: MapProject) throws {
+    public init(_ project: MapProject) throws(ProjectProblems) {
         try self.init(OpenedProject(project))
     }
 
-    /// Serves what the reader opened; opens only what it did not (remote sources and their caches).
-    public init(_ opened: OpenedProject) throws {
+    /// Serves what the reader opened; opens only what it did not (remote sources and their
+    /// caches). What fails to open is a problem naming the map's file and the JSON path of
+    /// the layer (or game file) that failed, as the reader reports its own.
+    public init(_ opened: OpenedProject) throws(ProjectProblems) {
         self.project = opened.project
+        let file = opened.file
         var layers = [ServedLayer]()
         // Features layers' files, read once; the visible ones' labels are placed together
         // (one `LabelIndex`), so they avoid each other's.
         var loadedFeatures = [String: (features: [Feature], images: [String: RGBAImage])]()
         var labelLayers = [LabelIndex.Layer](), labelLayerIDs = [String]()
-        for spec in project.layers {
+        for (index, spec) in project.layers.enumerated() {
             guard case .features(let files) = spec.source else { continue }
             var features = [Feature](), images = [String: RGBAImage]()
-            for file in files {
+            for (fileIndex, featureFile) in files.enumerated() {
                 let loaded: [Feature], fileImages: [String: RGBAImage]
-                if let kept = opened.featureFiles[OpenedProject.featureKey(file, overlayImage: spec.overlayImage)] {
+                if let kept = opened.featureFiles[OpenedProject.featureKey(featureFile, overlayImage: spec.overlayImage)] {
                     (loaded, fileImages) = kept  // read by the reader's check
                 } else {
-                    loaded = try FeatureFiles.load(file, overlayImage: spec.overlayImage)
-                    fileImages = try FeatureRenderer.loadImages(for: loaded, relativeTo: URL(fileURLWithPath: file).deletingLastPathComponent())
+                    (loaded, fileImages) = try Self.opening(file, "layers[\(index)].files[\(fileIndex)]") {
+                        let loaded = try FeatureFiles.load(featureFile, overlayImage: spec.overlayImage)
+                        return (loaded, try FeatureRenderer.loadImages(for: loaded, relativeTo: URL(fileURLWithPath: featureFile).deletingLastPathComponent()))
+                    }
                 }
                 images.merge(fileImages) { a, _ in a }
                 features += loaded
@@ -72,7 +77,7 @@ public struct ServedMap: Sendable {
         }
         let labels = LabelIndex(layers: labelLayers)
         self.labels = labels
-        for spec in project.layers {
+        for (index, spec) in project.layers.enumerated() {
             // A layer that does not draw (`"draw": false`) only takes room in the label placement.
             guard spec.draws else { continue }
             var features = [Feature]()
@@ -80,11 +85,21 @@ public struct ServedMap: Sendable {
             let source: any TileSource
             switch spec.source {
             case .store(let path, let scheme):
-                source = try opened.stores[path] ?? TileStore.open(path, scheme: scheme)
+                if let kept = opened.stores[path] {
+                    source = kept
+                } else {
+                    source = try Self.opening(file, "layers[\(index)].source") { try TileStore.open(path, scheme: scheme) }
+                }
             case .remote(let template, let cache, let userAgent):
-                let remote = try RemoteTileSource(template: template, metadata: TileSetMetadata(name: spec.id, format: spec.format),
-                                                  options: RemoteOptions(userAgent: userAgent))
-                source = try cache.map { try CachedTileSource(upstream: remote, cachePath: $0) } ?? remote
+                let remote = try Self.opening(file, "layers[\(index)].source") {
+                    try RemoteTileSource(template: template, metadata: TileSetMetadata(name: spec.id, format: spec.format),
+                                         options: RemoteOptions(userAgent: userAgent))
+                }
+                if let cache {
+                    source = try Self.opening(file, "layers[\(index)].cache") { try CachedTileSource(upstream: remote, cachePath: cache) }
+                } else {
+                    source = remote
+                }
                 remoteSource = remote
             case .generated(let name):
                 source = name == "parchment" ? GeneratedTileSource.parchment(tileSize: spec.options.tileSize ?? 256)
@@ -104,16 +119,35 @@ public struct ServedMap: Sendable {
                                       remote: remoteSource))
         }
         self.layers = layers
-        pois = try opened.pois ?? project.game.map { try PointsOfInterest.load($0.pois) } ?? []
+        if let kept = opened.pois {
+            pois = kept
+        } else if let game = project.game {
+            pois = try Self.opening(file, "game.pois") { try PointsOfInterest.load(game.pois) }
+        } else {
+            pois = []
+        }
         var routes = opened.routes
         if let game = project.game {
-            for (name, file) in game.routes where routes[name] == nil { routes[name] = try RoutePlayback.load(file, speed: game.speed) }
+            for (name, route) in game.routes.sorted(by: { $0.key < $1.key }) where routes[name] == nil {
+                routes[name] = try Self.opening(file, "game.routes." + name) { try RoutePlayback.load(route, speed: game.speed) }
+            }
         }
         self.routes = routes
         bounds = project.bounds ?? Self.union(layers.map(\.layer.bounds))
         composedMaxAge = layers.filter { $0.spec.visible }.map(\.spec.maxAge).min() ?? 3600
         let base = layers.first { $0.spec.isBase && $0.spec.visible }
         composer = TileComposer(layers: layers.filter { $0.spec.visible && (!$0.spec.isBase || $0.spec.id == base?.spec.id) }.map(\.layer))
+    }
+
+    /// One step of opening a map; its failure is the map's problem at `place` (I/O when the
+    /// machine failed: a missing or unwritable file, a cache that cannot be created).
+    static func opening<T>(_ file: String, _ place: String, _ open: () throws -> T) throws(ProjectProblems) -> T {
+        do {
+            return try open()
+        } catch {
+            let isIO = IOFailure.cause(of: error) != nil || (error as? any CategorizedError)?.exitCategory == .io
+            throw ProjectProblems(problems: [ProjectProblem(file: file, place: place, reason: "\(error)", isIO: isIO)])
+        }
     }
 
     public func layer(_ id: String) -> ServedLayer? { layers.first { $0.spec.id == id } }

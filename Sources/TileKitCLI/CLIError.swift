@@ -47,7 +47,6 @@ extension CLIError {
     public init(_ error: any Error, _ access: FileAccess, _ file: String) {
         switch error {
         case let error as CLIError: self = error
-        case let error as ProjectProblems: self = CLIError(error)
         case let error as TileSourceError: self = CLIError(error)  // names its file
         default:
             if let cause = IOFailure.cause(of: error) {
@@ -64,17 +63,16 @@ extension CLIError {
         }
     }
 
-    /// A map project's problems: I/O (74) when every one is a file that is missing or cannot
-    /// be read (or a URL that does not answer), data (65) when any is about what a file says.
-    public init(_ problems: ProjectProblems) {
-        self = problems.problems.allSatisfy(\.isIO) ? .io(problems.description) : .data(problems.description)
-    }
-
     /// A domain error, by the category its module declares for it (`ExitCategory`): the one
     /// place where categories become exits, so an error means the same code in every command.
     /// Its message names its own file.
     public init(_ error: any CategorizedError) {
-        let message = String(describing: error)
+        self.init(error, message: String(describing: error))
+    }
+
+    /// A domain error by its declared category, told in the command's words (a message that
+    /// names the option the file came from, say).
+    public init(_ error: any CategorizedError, message: String) {
         switch error.exitCategory {
         case .usage: self = .usage(message)
         case .data: self = .data(message)

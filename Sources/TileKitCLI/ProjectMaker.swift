@@ -121,7 +121,7 @@ struct ProjectMaker {
             return (reader.width, reader.height)
         } catch {
             let hint = limits == .default ? " (an image this large is a --scan: it is cut into tiles)" : ""
-            throw .data("\(image.flag) \(error.description)\(hint)")
+            throw CLIError(error, message: "\(image.flag) \(error.description)\(hint)")
         }
     }
 
@@ -285,7 +285,7 @@ struct ProjectMaker {
         do {
             _ = try PointsOfInterest.load(folder.appendingPathComponent(name).path)
         } catch {
-            throw .data("--pois \(String(describing: error).replacingOccurrences(of: folder.appendingPathComponent(name).path, with: path))")
+            throw CLIError(error, message: "--pois \(String(describing: error).replacingOccurrences(of: folder.appendingPathComponent(name).path, with: path))")
         }
         document.sources.append("`\(name)`: your points of interest" + (defaulted > 0
             ? "; \(defaulted) were given a `kind` of quest (or a `title` from their `name`) (a kind is quest, monster, store, treasure or warp; `radius` is the encounter zone in meters, 10 by default)"
@@ -300,7 +300,7 @@ struct ProjectMaker {
         var routeFiles = [String]()
         var routeNames = Set<String>()
         for route in routes {
-            do { _ = try RoutePlayback.load(route) } catch { throw .data("--route \(String(describing: error))") }
+            do { _ = try RoutePlayback.load(route) } catch { throw CLIError(error, message: "--route \(String(describing: error))") }
             extent += try load(route, flag: "--route").flatMap { $0.geometry?.coordinates ?? [] }
             let file = fileName(URL(fileURLWithPath: route).lastPathComponent)
             try copy(route, to: file)
@@ -372,7 +372,7 @@ struct ProjectMaker {
         do {
             return try FeatureFiles.load(path)
         } catch {
-            throw .data("\(flag) \(error.description)")
+            throw CLIError(error, message: "\(flag) \(error.description)")
         }
     }
 

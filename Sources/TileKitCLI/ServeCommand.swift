@@ -29,7 +29,7 @@ enum MapInputs {
     }
 
     static func open(_ opened: OpenedProject) throws(CLIError) -> ServedMap {
-        do { return try ServedMap(opened) } catch { throw .data("\(opened.project.name): \(error)") }
+        do { return try ServedMap(opened) } catch { throw CLIError(error) }
     }
 }
 
@@ -62,15 +62,12 @@ enum ValidateCommand: Command {
             var summary = ""
             var labels = [LabelPlacement]()
             do {
-                let project = try MapProjectReader.load(URL(fileURLWithPath: file))
+                let opened = try MapProjectReader.open(URL(fileURLWithPath: file))
+                let project = opened.project
                 summary = "\(project.layers.count) layer\(project.layers.count == 1 ? "" : "s"), zooms \(project.minZoom)-\(project.maxZoom)"
                 if arguments.flag("labels") {
-                    do {
-                        let map = try ServedMap(project)
-                        labels = (project.minZoom...project.maxZoom).map { map.labels.placement(zoom: Double($0)) }
-                    } catch {
-                        problems = [ProjectProblem(file: file, path: "layers", message: "\(error)")]
-                    }
+                    let map = try ServedMap(opened)
+                    labels = (project.minZoom...project.maxZoom).map { map.labels.placement(zoom: Double($0)) }
                 }
             } catch {
                 problems = error.problems
@@ -78,7 +75,7 @@ enum ValidateCommand: Command {
             if !problems.isEmpty { failed += 1 }
             if arguments.flag("json") {
                 let report = ValidateReport(file: file, ok: problems.isEmpty,
-                                            problems: problems.map { ValidateReport.Problem(path: $0.path, message: $0.message) },
+                                            problems: problems.map { ValidateReport.Problem(path: $0.place, message: $0.reason) },
                                             labels: arguments.flag("labels") ? labels.map(ValidateReport.Labels.init) : nil)
                 io.write(report.sortedJSONLine)
             } else if problems.isEmpty {

@@ -57,7 +57,7 @@ enum SimulateCommand: Command {
             let playback = try RoutePlayback.load(gpx, speed: speed, timeWarp: warp, noise: noise, seed: seed)
             simulation = try Simulation(playback: playback, pois: try PointsOfInterest.load(poisPath), tick: tick)
         } catch {
-            throw .data("\(error)")
+            throw CLIError(error)
         }
         simulation.hysteresisMeters = hysteresis
         simulation.dwellSeconds = dwell

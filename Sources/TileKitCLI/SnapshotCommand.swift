@@ -56,7 +56,7 @@ enum SnapshotCommand: Command {
             do {
                 images.merge(try FeatureRenderer.loadImages(for: loaded, relativeTo: URL(fileURLWithPath: file).deletingLastPathComponent())) { a, _ in a }
             } catch {
-                throw .data("\(file): image overlay: \(error.description)")
+                throw CLIError(error, message: "\(file): image overlay: \(error.description)")
             }
             features += loaded
         }
@@ -123,7 +123,7 @@ enum SnapshotCommand: Command {
         do {
             return try FeatureFiles.load(file)
         } catch {
-            throw .data(error.description)
+            throw CLIError(error)
         }
     }
 

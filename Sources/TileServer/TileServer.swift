@@ -75,7 +75,7 @@ public final class TileServer: Sendable {
         var problems = [ProjectProblem]()
         for map in maps {
             if byName[map.project.name] != nil {
-                problems.append(ProjectProblem(file: map.project.folder.path, path: "name", message: "two maps are named \"\(map.project.name)\""))
+                problems.append(ProjectProblem(file: map.project.folder.path, place: "name", reason: "two maps are named \"\(map.project.name)\""))
             }
             byName[map.project.name] = map
         }

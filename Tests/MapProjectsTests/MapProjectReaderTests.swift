@@ -45,7 +45,7 @@ struct ProjectFolder {
             _ = try MapProjectReader.load(bad)
             Issue.record("accepted")
         } catch {
-            let text = error.problems.map { "\($0.path): \($0.message)" }
+            let text = error.problems.map { "\($0.place): \($0.reason)" }
             #expect(text.contains("layers[0].source: no such file \"tiles/parchment.mbtiles\""), "\(text)")
             #expect(text.contains("layers[1].opcity: unknown key (did you mean \"opacity\"?)"), "\(text)")
             #expect(text.contains("layers[2].fallback: no such file \"tiles/parchment.png\""), "\(text)")
@@ -60,7 +60,7 @@ struct ProjectFolder {
             _ = try MapProjectReader.load(game)
             Issue.record("a tick of 1e-300 was accepted")
         } catch {
-            let text = error.problems.map { "\($0.path): \($0.message)" }
+            let text = error.problems.map { "\($0.place): \($0.reason)" }
             #expect(text.contains { $0.hasPrefix("game.tick: 1e-300 is outside 0.0001-86400") }, "\(text)")
             #expect(text.contains { $0.hasPrefix("game.speed: 5000.0 is outside 0.01-1000") }, "\(text)")
         }

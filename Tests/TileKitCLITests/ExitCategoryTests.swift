@@ -3,6 +3,8 @@ import Testing
 import TileMath
 import TileSources
 import Canvas
+import Features
+import MapProjects
 @testable import TileKitCLI
 
 /// Domain errors declare their exit category (`CategorizedError`); `CLIError` alone turns a
@@ -40,6 +42,20 @@ import Canvas
         #expect(CLIError(CanvasError.file(path: "a.png", underlying: "cannot decode PNG: bad CRC")).exitCode == 65)
         #expect(CLIError(CanvasError.invalidOption("quality 200")).exitCode == 64)
         #expect(CLIError(CanvasError.encodeFailed(format: .webp, reason: "out of memory")).exitCode == 1)
+    }
+
+    /// Feature files, game data and map projects share one error shape; a file that could not
+    /// be read is I/O (74), one read and found wrong is data (65), and a map's problems are I/O
+    /// only when every one is.
+    @Test func fileProblemsAreDataUnlessTheFileCouldNotBeRead() {
+        let wrong = FeatureError(file: "a.gpx", place: "line 3, column 5", reason: "malformed XML")
+        let unread = FeatureError(file: "a.gpx", place: "file", reason: "permission denied", isIO: true)
+        #expect(CLIError(wrong).exitCode == 65 && CLIError(wrong).description == "a.gpx: line 3, column 5: malformed XML")
+        #expect(CLIError(unread).exitCode == 74)
+        #expect(CLIError(ProjectProblems(problems: [unread])).exitCode == 74)
+        #expect(CLIError(ProjectProblems(problems: [unread, wrong])).exitCode == 65)
+        // A command's own words keep the module's category.
+        #expect(CLIError(unread, message: "--pois a.gpx: permission denied") == .io("--pois a.gpx: permission denied"))
     }
 
     /// The case: a damaged store was 74 in `seed` and 65 in `convert`. Every command that

@@ -67,7 +67,7 @@ import Rendering
             _ = try MapProjectReader.load(map)
             Issue.record("draw: false on a generated layer was accepted")
         } catch {
-            let text = error.problems.map { "\($0.path): \($0.message)" }
+            let text = error.problems.map { "\($0.place): \($0.reason)" }
             #expect(text.contains { $0.hasPrefix("layers[0].draw: only a features layer") }, "\(text)")
         }
     }

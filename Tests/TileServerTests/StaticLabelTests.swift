@@ -97,7 +97,7 @@ import HTTPServer
             _ = try MapProjectReader.load(backwards)
             Issue.record("a route whose times go backwards was accepted")
         } catch {
-            let text = error.problems.map { "\($0.path): \($0.message)" }
+            let text = error.problems.map { "\($0.place): \($0.reason)" }
             #expect(text.contains { $0.hasPrefix("game.routes.walk:") && $0.contains("wpt[1] (line 4") && $0.contains("times must go forward") }, "\(text)")
         }
     }
