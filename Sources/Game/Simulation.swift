@@ -80,21 +80,8 @@ public struct Simulation: Sendable {
         steps().compactMap { if case .encounter(let e) = $0 { return e } else { return nil } }
     }
 
-    /// One JSON line per event: `{"t":…,"event":"enter","poi":id,"kind":…,"lon":…,"lat":…}`,
-    /// and the point's `"title"` when asked (the viewer's popups).
+    /// One JSON line per event (`GameEventLine`), with the point's `"title"` when asked.
     public static func jsonLine(_ event: EncounterEvent, withTitle: Bool = false) -> String {
-        func number(_ v: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", v) }
-        // Strings go through JSONEncoder, which also escapes control characters: a newline
-        // in a title must not end the line (or the server-sent event that carries it).
-        // The numbers keep their fixed digits, which JSONEncoder cannot print.
-        func quoted(_ text: String) -> String {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .withoutEscapingSlashes
-            return (try? encoder.encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
-        }
-        var line = "{\"t\":\(number(event.time, 3)),\"event\":\"\(event.kind.rawValue)\",\"poi\":\(quoted(event.poi.id)),\"kind\":\"\(event.poi.kind.rawValue)\","
-            + "\"lon\":\(number(event.position.longitude, 7)),\"lat\":\(number(event.position.latitude, 7))"
-        if withTitle, let title = event.poi.title { line += ",\"title\":\(quoted(title))" }
-        return line + "}"
+        GameEventLine(event, withTitle: withTitle).text
     }
 }

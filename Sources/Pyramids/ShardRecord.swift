@@ -106,16 +106,7 @@ public struct ShardRecord: Hashable, Sendable {
     /// form: Foundation's JSON on Linux reads -73.98190000000001 back as -73.98190000000002,
     /// which would move a merged store's bounds (and could move a tile range's edge).
     public var json: String {
-        var object: [String: Any] = [
-            "version": Self.currentVersion, "command": command.rawValue, "shard": shard.description, "split_zoom": splitZoom,
-            "minzoom": zooms.lowerBound, "maxzoom": zooms.upperBound, "merge_makes_upper_zooms": mergeMakesUpperZooms,
-            "encoding": Self.object(encoding), "tile_size": tileSize, "scale": scale,
-            "region": Self.text([region.west, region.south, region.east, region.north]),
-            "bounds": Self.text([bounds.west, bounds.south, bounds.east, bounds.north]), "build": build,
-        ]
-        if let center { object["center"] = Self.text([center.longitude, center.latitude]) }
-        if let centerZoom { object["center_zoom"] = centerZoom }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        let data = (try? ShardRecordJSON(self).sortedJSON(.withoutEscapingSlashes)) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -190,15 +181,6 @@ public struct ShardRecord: Hashable, Sendable {
         return values.compactMap { $0 }
     }
 
-    static func object(_ encoding: EncodingOptions) -> [String: Any] {
-        switch encoding {
-        case .png(let level, let filter): return ["format": "png", "level": level, "filter": "\(filter)"]
-        case .jpeg(let quality, let background):
-            return ["format": "jpg", "quality": quality, "background": text([background.red, background.green, background.blue, background.alpha])]
-        case .webp(let quality, let lossless, let method): return ["format": "webp", "quality": text([quality]), "lossless": lossless, "method": method]
-        }
-    }
-
     static func encoding(_ object: [String: Any], _ bad: (String, String) -> PyramidError) throws(PyramidError) -> EncodingOptions {
         func number(_ key: String, _ range: ClosedRange<Double>) throws(PyramidError) -> Double {
             let parsed = (object[key] as? String).flatMap(numbers).flatMap { $0.count == 1 ? $0[0] : nil } ?? (object[key] as? NSNumber)?.doubleValue
@@ -227,5 +209,85 @@ public struct ShardRecord: Hashable, Sendable {
         default:
             throw bad("encoding.format", "\(object["format"].map { "\($0)" } ?? "(missing)") is not png, jpg or webp")
         }
+    }
+}
+
+/// `ShardRecord.json`, field by field, in the names `init(json:file:)` reads.
+private struct ShardRecordJSON: Encodable {
+    /// How the record's tiles are encoded: `{"format": "png", "level": 1, "filter": "none"}`,
+    /// `{"format": "jpg", "quality": 85, "background": "1.0,1.0,1.0,1.0"}` or
+    /// `{"format": "webp", "quality": "80.0", "lossless": false, "method": 4}`.
+    struct Encoding: Encodable {
+        /// A JPEG's quality is a whole number; a WebP's is fractional, written as text (see `json`).
+        enum Quality: Encodable {
+            case whole(Int), text(String)
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                switch self {
+                case .whole(let n): try container.encode(n)
+                case .text(let t): try container.encode(t)
+                }
+            }
+        }
+
+        var format: String
+        var level: Int?
+        var filter: String?
+        var quality: Quality?
+        var background: String?
+        var lossless: Bool?
+        var method: Int?
+
+        init(_ encoding: EncodingOptions) {
+            switch encoding {
+            case .png(let level, let filter):
+                format = "png"; self.level = level; self.filter = "\(filter)"
+            case .jpeg(let quality, let background):
+                format = "jpg"; self.quality = .whole(quality)
+                self.background = ShardRecord.text([background.red, background.green, background.blue, background.alpha])
+            case .webp(let quality, let lossless, let method):
+                format = "webp"; self.quality = .text(ShardRecord.text([quality])); self.lossless = lossless; self.method = method
+            }
+        }
+    }
+
+    var version = ShardRecord.currentVersion
+    var command: String
+    var shard: String
+    var splitZoom: Int
+    var minZoom: Int
+    var maxZoom: Int
+    var mergeMakesUpperZooms: Bool
+    var encoding: Encoding
+    var tileSize: Int
+    var scale: Int
+    var region: String
+    var bounds: String
+    var center: String?
+    var centerZoom: Int?
+    var build: String
+
+    enum CodingKeys: String, CodingKey {
+        case version, command, shard, encoding, scale, region, bounds, center, build
+        case splitZoom = "split_zoom", minZoom = "minzoom", maxZoom = "maxzoom", mergeMakesUpperZooms = "merge_makes_upper_zooms"
+        case tileSize = "tile_size", centerZoom = "center_zoom"
+    }
+
+    init(_ record: ShardRecord) {
+        command = record.command.rawValue
+        shard = record.shard.description
+        splitZoom = record.splitZoom
+        minZoom = record.zooms.lowerBound
+        maxZoom = record.zooms.upperBound
+        mergeMakesUpperZooms = record.mergeMakesUpperZooms
+        encoding = Encoding(record.encoding)
+        tileSize = record.tileSize
+        scale = record.scale
+        region = ShardRecord.text([record.region.west, record.region.south, record.region.east, record.region.north])
+        bounds = ShardRecord.text([record.bounds.west, record.bounds.south, record.bounds.east, record.bounds.north])
+        center = record.center.map { ShardRecord.text([$0.longitude, $0.latitude]) }
+        centerZoom = record.centerZoom
+        build = record.build
     }
 }

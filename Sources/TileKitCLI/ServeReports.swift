@@ -1,6 +1,7 @@
 import Foundation
 import MapProjects
 import Rendering
+import TileMath
 
 /// One line of `validate --json`: the file, whether it is sound, each problem by JSON path,
 /// and with `--labels` how many named features got a label at each zoom.
@@ -49,8 +50,6 @@ extension Encodable {
     /// Compact JSON with sorted keys and unescaped slashes (what the CLI prints), or "" if
     /// the value cannot be encoded (a non-finite number).
     var sortedJSONLine: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        (try? sortedJSON(.withoutEscapingSlashes)).map { String(decoding: $0, as: UTF8.self) } ?? ""
     }
 }

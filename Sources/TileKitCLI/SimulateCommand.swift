@@ -13,7 +13,8 @@ enum SimulateCommand: Command {
 
     Plays the route as Xcode's location simulation does (straight lines between waypoints;
     the GPX times when every point has one, otherwise --speed) and prints one JSON line per
-    encounter: {"t":seconds,"event":"enter"|"exit","poi":id,"kind":...,"lon":...,"lat":...}.
+    encounter: {"event":"enter"|"exit","kind":...,"lat":...,"lon":...,"poi":id,"t":seconds}
+    (keys sorted; seconds to the millisecond, degrees to 7 decimals).
     Events are placed where the path crosses the circle, not at the tick that noticed it.
 
     Options:
@@ -28,7 +29,7 @@ enum SimulateCommand: Command {
       --seed N            the noise's seed (default: 1)
       --hysteresis METERS how far past the radius an exit is, 0-10000 (default: 2)
       --dwell SECONDS     time inside before an enter fires, 0-86400 (default: 0)
-      --positions         also print {"t":...,"event":"position",...} every tick
+      --positions         also print {"event":"position","lat":...,"lon":...,"t":...} every tick
       --loop              play the route again and again, in real time (stop with Ctrl-C)
 
     Positions are computed as they are played, never stored. One pass of the route may make
@@ -70,7 +71,7 @@ enum SimulateCommand: Command {
                 case .encounter(let event):
                     io.write(Simulation.jsonLine(event))
                 case .position(let time, let p):
-                    if positions { io.write(String(format: "{\"t\":%.3f,\"event\":\"position\",\"lon\":%.7f,\"lat\":%.7f}", time, p.longitude, p.latitude)) }
+                    if positions { io.write(GameEventLine(time: time, position: p, event: "position").text) }
                     if arguments.flag("loop") {
                         let due = started + .seconds(time - lap)
                         if due > ContinuousClock.now { try? await Task.sleep(until: due) }

@@ -37,7 +37,7 @@ extension TileServer {
                     case .position(let time, let p):
                         let due = started + .milliseconds(Int((time - lap) * 1000))
                         if due > ContinuousClock.now { try? await Task.sleep(until: due) }
-                        stream.write(String(format: "event: position\ndata: {\"t\":%.3f,\"lon\":%.7f,\"lat\":%.7f}\n\n", time, p.longitude, p.latitude))
+                        stream.write("event: position\ndata: \(GameEventLine(time: time, position: p).text)\n\n")
                     case .encounter(let event):
                         let line = Simulation.jsonLine(event, withTitle: true)
                         stream.write("event: \(event.kind.rawValue)\ndata: \(line)\n\n")

@@ -140,12 +140,7 @@ public final class PMTilesStoreWriter: TileStoreWriter {
         let center = metadata.center.flatMap { try? $0.validated() } ?? bounds.center
         header.centerLonE7 = e7(center.longitude); header.centerLatE7 = e7(center.latitude)
         header.centerZoom = UInt8(min(max(metadata.centerZoom ?? metadata.minZoom, zooms.lowerBound), zooms.upperBound))
-        var json: [String: Any] = ["name": metadata.name, "type": "overlay", "tile_size": metadata.tileSize]
-        if let format = metadata.format { json["format"] = format.fileExtension }
-        if let attribution = metadata.attribution { json["attribution"] = attribution }
-        if let description = metadata.description { json["description"] = description }
-        if let record = metadata.shardRecord { json[TileSetMetadata.shardRecordKey] = record }
-        let data = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
+        let data = try StoreMetadataJSON.pmtiles(metadata).sortedJSON()
         try writer.finish(header: header, metadataJSON: Array(data))
     }
 }

@@ -54,15 +54,7 @@ public final class FolderTileWriter: TileStoreWriter {
     }
 
     public func finish(metadata: TileSetMetadata) throws {
-        var object: [String: Any] = [
-            "name": metadata.name, "scheme": scheme.rawValue, "minzoom": metadata.minZoom, "maxzoom": metadata.maxZoom,
-            "format": fileExtension, "tile_size": metadata.tileSize,
-        ]
-        if let bounds = metadata.bounds { object["bounds"] = MetadataText.bounds(bounds) }
-        if let attribution = metadata.attribution { object["attribution"] = attribution }
-        if let description = metadata.description { object["description"] = description }
-        if let record = metadata.shardRecord { object[TileSetMetadata.shardRecordKey] = record }
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+        let data = try StoreMetadataJSON.folder(metadata, scheme: scheme, format: fileExtension).sortedJSON(.prettyPrinted)
         try AtomicFile.write(Array(data), to: directory.appendingPathComponent("metadata.json"))
     }
 }

@@ -90,3 +90,14 @@ import Colors
         #expect(throws: FeatureError.self) { try GeoJSON.load(URL(fileURLWithPath: "/nonexistent/pois.geojson")) }
     }
 }
+
+/// The bytes `GeoJSON.encode` writes (what the server sends as a layer's features): keys
+/// sorted, style written back as simplestyle properties, a feature without geometry as null.
+@Test func encodedFeaturesHaveTheirBytes() {
+    var styled = Feature(id: "a/1", geometry: .lineString([Coordinate(latitude: 40.5, longitude: -73.25), Coordinate(latitude: 40.75, longitude: -73)]),
+                         properties: ["name": .string("Path"), "lanes": .number(2), "tags": .array([.bool(true), .null])], title: "Walk")
+    styled.style.stroke = Color(hex: "#336699")
+    styled.style.strokeWidth = 3
+    let bare = Feature(geometry: nil)
+    #expect(String(decoding: GeoJSON.encode([styled, bare]), as: UTF8.self) == ##"{"features":[{"geometry":{"coordinates":[[-73.25,40.5],[-73,40.75]],"type":"LineString"},"id":"a\/1","properties":{"lanes":2,"name":"Path","stroke":"#336699","stroke-width":3,"tags":[true,null],"title":"Walk"},"type":"Feature"},{"geometry":null,"properties":{},"type":"Feature"}],"type":"FeatureCollection"}"##)
+}

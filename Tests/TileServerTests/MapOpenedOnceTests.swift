@@ -33,7 +33,7 @@ import MapProjects
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         let count = buffer.withUnsafeMutableBytes { stream.pull(into: $0.baseAddress!, max: $0.count) } ?? 0
         let text = String(decoding: buffer.prefix(count), as: UTF8.self)
-        #expect(text.contains("event: position\ndata: {\"t\":0.000,\"lon\":-73.9719000,\"lat\":40.7677000}"), "\(text.prefix(300))")
+        #expect(text.contains("event: position\ndata: {\"lat\":40.7677,\"lon\":-73.9719,\"t\":0}"), "\(text.prefix(300))")
         #expect(text.contains("event: end\ndata: {\"route\":\"walk\"}"), "\(text.suffix(300))")
     }
 }

@@ -1,0 +1,47 @@
+import Foundation
+public import TileMath
+
+/// One line of the game's JSON output (`tilekit simulate`, the server's `/play` stream): an
+/// encounter `{"event":"enter","kind":…,"lat":…,"lon":…,"poi":id,"t":…}` (with the point's
+/// `"title"` when asked, for the viewer's popups) or a position `{"lat":…,"lon":…,"t":…}`
+/// (`"event":"position"` in `simulate --positions`). Keys sorted; seconds rounded to the
+/// millisecond and degrees to 7 decimals (about 1 cm), so a line is short and the same on
+/// every machine.
+public struct GameEventLine: Encodable, Sendable {
+    public var t: Double
+    public var event: String?
+    public var poi: String?
+    public var kind: String?
+    public var lon: Double
+    public var lat: Double
+    public var title: String?
+
+    public init(_ event: EncounterEvent, withTitle: Bool = false) {
+        self.init(time: event.time, position: event.position, event: event.kind.rawValue)
+        poi = event.poi.id
+        kind = event.poi.kind.rawValue
+        if withTitle { title = event.poi.title }
+    }
+
+    /// A position at `time` seconds; `event` names it as one (`"position"`) among events.
+    public init(time: Double, position: Coordinate, event: String? = nil) {
+        t = Self.rounded(time, digits: 3)
+        lon = Self.rounded(position.longitude, digits: 7)
+        lat = Self.rounded(position.latitude, digits: 7)
+        self.event = event
+    }
+
+    /// `value` at `digits` decimals, rounded as printf rounds the exact binary value (the
+    /// digits these lines always had); `(value * 1e7).rounded() / 1e7` differs in the last
+    /// digit for about 3% of positions, where the multiplication itself rounds.
+    static func rounded(_ value: Double, digits: Int) -> Double {
+        Double(String(format: "%.\(digits)f", value)) ?? value
+    }
+
+    /// The line, without its newline. Strings are escaped by JSONEncoder, control characters
+    /// included: a newline in a title must not end the line (or the server-sent event that
+    /// carries it). "{}" if a number is not finite (a route's times and positions are).
+    public var text: String {
+        (try? sortedJSON(.withoutEscapingSlashes)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}

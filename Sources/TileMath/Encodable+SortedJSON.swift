@@ -1,0 +1,13 @@
+public import Foundation
+
+extension Encodable {
+    /// The value as JSON with its keys sorted by UTF-8 code units, plus any other
+    /// `formatting`; throws `EncodingError` for a number that is not finite. Sorted, so the
+    /// same value always writes the same bytes (without `.sortedKeys`, Foundation on Linux
+    /// orders keys as its dictionaries happen to). TileKit's one way of writing JSON.
+    public func sortedJSON(_ formatting: JSONEncoder.OutputFormatting = []) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = formatting.union(.sortedKeys)
+        return try encoder.encode(self)
+    }
+}
