@@ -14,19 +14,19 @@ public final class TileCacheStore: Sendable {
     /// One cached tile.
     public struct Entry: Hashable, Sendable {
         public var bytes: [UInt8]
-        /// Seconds since 1970 after which the tile should be revalidated.
-        public var expiresAt: Double
+        /// When the tile should be revalidated.
+        public var expiresAt: EpochSeconds
         public var etag: String?
         public var lastModified: String?
-        public var fetchedAt: Double
+        public var fetchedAt: EpochSeconds
     }
 
     public struct Summary: Hashable, Sendable {
         public var tiles: Int
         public var bytes: Int
         public var expired: Int
-        public var oldestFetch: Double?
-        public var newestFetch: Double?
+        public var oldestFetch: EpochSeconds?
+        public var newestFetch: EpochSeconds?
     }
 
     public init(path: String) throws(SQLiteError) {
@@ -47,7 +47,7 @@ public final class TileCacheStore: Sendable {
     }
 
     /// The cached tile, or nil. Marks it used (at most once a minute, to spare writes).
-    public func entry(_ tile: TileID, now: Double = Date().timeIntervalSince1970) throws -> Entry? {
+    public func entry(_ tile: TileID, now: EpochSeconds = Date().timeIntervalSince1970) throws -> Entry? {
         try connection.withLock { holder in
             let db = holder.db
             var entry: Entry?
@@ -71,8 +71,8 @@ public final class TileCacheStore: Sendable {
     }
 
     /// Stores a fetched tile with its freshness; one transaction, so a crash keeps the old copy or the new.
-    public func store(_ tile: TileID, bytes: [UInt8], expiresAt: Double, etag: String?, lastModified: String?,
-                      now: Double = Date().timeIntervalSince1970) throws {
+    public func store(_ tile: TileID, bytes: [UInt8], expiresAt: EpochSeconds, etag: String?, lastModified: String?,
+                      now: EpochSeconds = Date().timeIntervalSince1970) throws {
         try connection.withLock { holder in
             let db = holder.db
             let id = MBTiles.contentID(bytes)
@@ -94,7 +94,7 @@ public final class TileCacheStore: Sendable {
     }
 
     /// After a 304: the copy is good until `expiresAt`.
-    public func refresh(_ tile: TileID, expiresAt: Double, now: Double = Date().timeIntervalSince1970) throws {
+    public func refresh(_ tile: TileID, expiresAt: EpochSeconds, now: EpochSeconds = Date().timeIntervalSince1970) throws {
         try connection.withLock { holder in
             try holder.db.query("UPDATE tile_cache SET expires_at = ?, fetched_at = ?, last_access = ? WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
                                 [Self.seconds(expiresAt), Self.seconds(now), Self.seconds(now)] + key(tile))
@@ -133,10 +133,10 @@ public final class TileCacheStore: Sendable {
         }
     }
 
-    /// Removes tiles fetched more than `maxAge` seconds ago, then the least recently used
-    /// until the stored tiles take at most `maxBytes`. Returns how many tiles went.
+    /// Removes tiles fetched more than `maxAge` ago, then the least recently used until the
+    /// stored tiles take at most `maxBytes`. Returns how many tiles went.
     @discardableResult
-    public func prune(maxAge: Double? = nil, maxBytes: Int? = nil, now: Double = Date().timeIntervalSince1970) throws -> Int {
+    public func prune(maxAge: Duration? = nil, maxBytes: Int? = nil, now: EpochSeconds = Date().timeIntervalSince1970) throws -> Int {
         try connection.withLock { holder in
             let db = holder.db
             var removed = 0
@@ -144,7 +144,7 @@ public final class TileCacheStore: Sendable {
             do {
                 var victims = [(Int, Int, Int)]()
                 if let maxAge {
-                    try db.query("SELECT zoom_level, tile_column, tile_row FROM tile_cache WHERE fetched_at < ?", [Self.seconds(now - maxAge)]) { row in
+                    try db.query("SELECT zoom_level, tile_column, tile_row FROM tile_cache WHERE fetched_at < ?", [Self.seconds(now - maxAge.seconds)]) { row in
                         victims.append((row.integer(0), row.integer(1), row.integer(2)))
                     }
                 }
@@ -177,7 +177,7 @@ public final class TileCacheStore: Sendable {
         }
     }
 
-    public func summary(now: Double = Date().timeIntervalSince1970) throws -> Summary {
+    public func summary(now: EpochSeconds = Date().timeIntervalSince1970) throws -> Summary {
         try connection.withLock { holder in
             var summary = Summary(tiles: 0, bytes: 0, expired: 0)
             try holder.db.query("SELECT count(*), coalesce(sum(size), 0), coalesce(sum(expires_at < ?), 0), min(fetched_at), max(fetched_at) FROM tile_cache",

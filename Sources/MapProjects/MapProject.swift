@@ -64,7 +64,7 @@ public struct LayerSpec: Sendable {
     public var draws: Bool = true
     public var options = LayerOptions()
     /// `Cache-Control: max-age` for its tiles, in seconds.
-    public var maxAge: Int = 3600
+    public var maxAgeSeconds: Int = 3600
     /// The encoding of drawn tiles (feature layers, generated tiles).
     public var format: ImageFormat = .png
     /// For a feature layer's plist park: the image its overlay corners pin (relative to the plist).

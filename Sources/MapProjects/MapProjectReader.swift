@@ -266,7 +266,7 @@ public enum MapProjectReader {
             layer.options.bounds = bounds(o["bounds"], path + ".bounds")
             layer.options.replacesBase = bool(o["replaces-base"], path + ".replaces-base") ?? false
             if let seconds = int(o["max-age"], path + ".max-age") {
-                if seconds >= 0 { layer.maxAge = seconds } else { fail(path + ".max-age", "\(seconds) must be 0 or more seconds") }
+                if seconds >= 0 { layer.maxAgeSeconds = seconds } else { fail(path + ".max-age", "\(seconds) must be 0 or more seconds") }
             }
             if let size = int(o["tile-size"], path + ".tile-size") {
                 if size == 256 || size == 512 { layer.options.tileSize = size } else { fail(path + ".tile-size", "\(size) is not 256 or 512") }

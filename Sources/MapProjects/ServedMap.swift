@@ -30,7 +30,7 @@ public struct ServedMap: Sendable {
     /// when every layer has some, else the world (nil).
     public let bounds: BoundingBox?
     /// `Cache-Control: max-age` of the composed map: the shortest of its visible layers'.
-    public let composedMaxAge: Int
+    public let composedMaxAgeSeconds: Int
     /// The labels of the visible features layers, placed together once per zoom.
     public let labels: LabelIndex
 
@@ -134,7 +134,7 @@ public struct ServedMap: Sendable {
         }
         self.routes = routes
         bounds = project.bounds ?? Self.union(layers.map(\.layer.bounds))
-        composedMaxAge = layers.filter { $0.spec.visible }.map(\.spec.maxAge).min() ?? 3600
+        composedMaxAgeSeconds = layers.filter { $0.spec.visible }.map(\.spec.maxAgeSeconds).min() ?? 3600
         let base = layers.first { $0.spec.isBase && $0.spec.visible }
         composer = TileComposer(layers: layers.filter { $0.spec.visible && (!$0.spec.isBase || $0.spec.id == base?.spec.id) }.map(\.layer))
     }
@@ -169,9 +169,9 @@ public struct ServedMap: Sendable {
     }
 
     /// `Cache-Control: max-age` for one layer's tiles, or the composed map's (nil).
-    public func maxAge(layer id: String?) -> Int {
-        guard let id else { return composedMaxAge }
-        return layer(id)?.spec.maxAge ?? composedMaxAge
+    public func maxAgeSeconds(layer id: String?) -> Int {
+        guard let id else { return composedMaxAgeSeconds }
+        return layer(id)?.spec.maxAgeSeconds ?? composedMaxAgeSeconds
     }
 
     /// Where the viewer opens: the project's centre, else the middle of the bounds.

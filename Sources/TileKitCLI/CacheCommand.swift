@@ -52,14 +52,15 @@ enum CacheCommand: Command {
 }
 
 extension Parse {
-    /// `3600`, `3600s`, `90m`, `12h`, `30d` → seconds.
-    static func age(_ text: String) throws(CLIError) -> Double {
+    /// `3600`, `3600s`, `90m`, `12h`, `30d` → a duration. Ages beyond 10^15 s (30 million
+    /// years: older than any fetch) are that long, so a huge value cannot trap `Duration`.
+    static func age(_ text: String) throws(CLIError) -> Duration {
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
         let unit = text.last.flatMap { units[$0] }
         guard let value = Double(unit == nil ? text : String(text.dropLast())), value >= 0, value.isFinite else {
             throw .usage("age \"\(text)\" is not a number with s, m, h or d")
         }
-        return value * (unit ?? 1)
+        return .seconds(min(value * (unit ?? 1), 1e15))
     }
 
     /// `1000`, `800KB`, `500MB`, `2GB` → bytes (powers of 1024).

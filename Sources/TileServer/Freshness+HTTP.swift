@@ -1,11 +1,12 @@
 import Foundation
 import TileSources
+import TileMath
 
 extension Freshness {
     /// The `Cache-Control` value for a tile: `no-store` and `no-cache` passed on from the
     /// upstream, otherwise the layer's max-age, shortened to what the upstream's freshness
     /// leaves (whole seconds).
-    func cacheControl(maxAge: Int, now: Double = Date().timeIntervalSince1970) -> String {
+    func cacheControl(maxAgeSeconds maxAge: Int, now: EpochSeconds = Date().timeIntervalSince1970) -> String {
         if noStore { return "no-store" }
         if noCache { return "no-cache" }
         let seconds = secondsLeft(now: now).map { min($0, maxAge) } ?? maxAge

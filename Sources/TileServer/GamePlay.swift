@@ -56,7 +56,7 @@ extension TileServer {
         guard let from = network.stations.first(where: { $0.id == station }) else { return .text(404, "map \"\(name)\" has no warp zone \"\(station)\"") }
         let warps = Warps(id: from.id, title: from.title ?? from.id, lines: from.lines,
                           destinations: network.destinations(from: station).map(Warps.Destination.init))
-        return json(request, encoding: warps, maxAge: 60)
+        return json(request, encoding: warps, maxAgeSeconds: 60)
     }
 }
 

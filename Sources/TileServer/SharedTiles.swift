@@ -28,7 +28,7 @@ extension TileServer {
     /// Stores a rendered (or fetched) tile in the shared cache, for as long as the layer's
     /// max-age and the upstream's freshness allow, without making the client wait; returns
     /// the shared tier's `Cache-Status` entry.
-    func share(_ entry: CachedTile, key: String, lookup: SharedCacheLookup, maxAge: Int) -> CacheStatus.Entry {
+    func share(_ entry: CachedTile, key: String, lookup: SharedCacheLookup, maxAgeSeconds maxAge: Int) -> CacheStatus.Entry {
         let ttl = entry.freshness.secondsLeft(now: Date().timeIntervalSince1970).map { min($0, maxAge) } ?? maxAge
         guard let sharedCache = options.sharedCache, entry.freshness.isReusable, ttl > 0, case .miss = lookup else {
             return lookup.cacheStatus()

@@ -228,7 +228,7 @@ public final class TileServer: Sendable {
             let list = order.compactMap { name in
                 maps[name].map { MapIndex.Entry(name: name, title: $0.project.title, viewer: "/maps/\(name)/", tilejson: "/maps/\(name).json") }
             }
-            return json(request, encoding: MapIndex(maps: list), maxAge: 0)
+            return json(request, encoding: MapIndex(maps: list), maxAgeSeconds: 0)
         }
         var html = "<!doctype html><meta charset=utf-8><title>TileKit maps</title><h1>Maps</h1><ul>"
         // The snippets name this server as the client reached it.
@@ -242,7 +242,7 @@ public final class TileServer: Sendable {
     }
 
     /// `value` as compact JSON with sorted keys and unescaped slashes.
-    func json(_ request: HTTPRequest, encoding value: some Encodable, maxAge: Int) -> HTTPResponse {
+    func json(_ request: HTTPRequest, encoding value: some Encodable, maxAgeSeconds maxAge: Int) -> HTTPResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
@@ -260,14 +260,14 @@ public final class TileServer: Sendable {
         } else {
             served = nil
         }
-        return json(request, encoding: TileJSON(map: map, layer: served, baseURL: host), maxAge: 60)
+        return json(request, encoding: TileJSON(map: map, layer: served, baseURL: host), maxAgeSeconds: 60)
     }
 
     func features(_ request: HTTPRequest, map name: String, layer layerID: String) -> HTTPResponse {
         guard let map = maps[name] else { return .text(404, "no map \"\(name)\"") }
         guard let layer = map.layer(layerID), layer.spec.isFeatureLayer else { return .text(404, "map \"\(name)\" has no feature layer \"\(layerID)\"") }
         return compressed(request, cacheable(request, HTTPResponse(status: 200, headers: [
-            ("Content-Type", "application/geo+json"), ("Cache-Control", "public, max-age=\(layer.spec.maxAge)")],
+            ("Content-Type", "application/geo+json"), ("Cache-Control", "public, max-age=\(layer.spec.maxAgeSeconds)")],
             body: Array(GeoJSON.encode(layer.features)))))
     }
 
@@ -314,7 +314,7 @@ public final class TileServer: Sendable {
                 case .unavailable(let retryAfter):
                     throw Unavailable(retryAfter: retryAfter)
                 }
-                if let shared, let lookup { entry.shared = share(entry, key: shared, lookup: lookup, maxAge: map.maxAge(layer: layerID)) }
+                if let shared, let lookup { entry.shared = share(entry, key: shared, lookup: lookup, maxAgeSeconds: map.maxAgeSeconds(layer: layerID)) }
                 return entry
             }
             return tileResponse(cached, served: map, layer: layerID, request: request, fromMemory: false)
@@ -357,8 +357,8 @@ public final class TileServer: Sendable {
             response.headers.append(("Cache-Status", status))
             return response
         }
-        let age = served.maxAge(layer: layer)
-        var headers = [("Content-Type", format.mimeType), ("ETag", cached.etag), ("Cache-Control", cached.freshness.cacheControl(maxAge: age)),
+        let age = served.maxAgeSeconds(layer: layer)
+        var headers = [("Content-Type", format.mimeType), ("ETag", cached.etag), ("Cache-Control", cached.freshness.cacheControl(maxAgeSeconds: age)),
                        ("X-Tile-Provenance", cached.provenance), ("Cache-Status", status)]
         if Self.matches(request.headers["if-none-match"], cached.etag) {
             headers.removeFirst()

@@ -6,15 +6,15 @@ import MBTiles
 
 /// How long cached tiles live and how much room they take.
 public struct CachePolicy: Hashable, Sendable {
-    /// Freshness when the server gives none (no Cache-Control or Expires), seconds.
-    public var defaultMaxAge: Double = 7 * 24 * 3600
-    /// Freshness is never shorter than this, seconds, whatever max-age the upstream sends
-    /// (but `no-cache` and `no-store` are always honoured). 0 honours the upstream; raise it
+    /// Freshness when the server gives none (no Cache-Control or Expires).
+    public var defaultMaxAge: Duration = .seconds(7 * 24 * 3600)
+    /// Freshness is never shorter than this, whatever max-age the upstream sends (but
+    /// `no-cache` and `no-store` are always honoured). Zero honours the upstream; raise it
     /// for servers that send max-age=0 on tiles that change yearly.
-    public var minimumMaxAge: Double = 0
+    public var minimumMaxAge: Duration = .zero
     /// How long a stale copy, served because the upstream is down or answered garbage, may
-    /// be reused before the upstream is asked again, seconds.
-    public var staleMaxAge: Double = 30
+    /// be reused before the upstream is asked again.
+    public var staleMaxAge: Duration = .seconds(30)
     /// Tiles are evicted, least recently used first, when the cache grows past this.
     public var maxBytes: Int? = 512 << 20
     /// Serve an expired copy when the upstream is unavailable (MapProxy's behaviour).
@@ -42,8 +42,8 @@ public final class CachedTileSource: TileSource {
     private let caches: Mutex<[Int: TileCacheStore]>
     private let inFlight = InFlight<TileRequest, TileResult>()
     private let stores = StoreCounter()
-    /// Seconds since 1970; tests move it.
-    private let now: @Sendable () -> Double
+    /// The clock; tests move it.
+    private let now: @Sendable () -> EpochSeconds
 
     public var metadata: TileSetMetadata { upstream.metadata }
 
@@ -52,7 +52,7 @@ public final class CachedTileSource: TileSource {
         try self.init(upstream: upstream, cachePath: cachePath, policy: policy, now: { Date().timeIntervalSince1970 })
     }
 
-    init(upstream: RemoteTileSource, cachePath: String, policy: CachePolicy, now: @escaping @Sendable () -> Double) throws(TileSourceError) {
+    init(upstream: RemoteTileSource, cachePath: String, policy: CachePolicy, now: @escaping @Sendable () -> EpochSeconds) throws(TileSourceError) {
         self.now = now
         self.upstream = upstream
         self.policy = policy
@@ -152,17 +152,17 @@ public final class CachedTileSource: TileSource {
 
     /// The kept copy, past its freshness, reusable for `staleMaxAge` (so the caches above
     /// ask again soon, and the tile comes back fresh once the upstream recovers).
-    private func stale(_ entry: TileCacheStore.Entry, _ format: ImageFormat, now: Double) -> TileResult {
+    private func stale(_ entry: TileCacheStore.Entry, _ format: ImageFormat, now: EpochSeconds) -> TileResult {
         .tile(TileData(bytes: entry.bytes, format: format, provenance: .stale,
-                       freshness: Freshness(expiresAt: now.rounded(.down) + Self.wholeSeconds(policy.staleMaxAge))))
+                       freshness: Freshness(expiresAt: now.rounded(.down) + Self.wholeSeconds(policy.staleMaxAge.seconds))))
     }
 
-    /// Seconds since 1970 (whole) when a tile fetched at `now` expires.
-    private func expiry(_ directives: CacheDirectives, now: Double) -> Double {
+    /// When (whole seconds) a tile fetched at `now` expires.
+    private func expiry(_ directives: CacheDirectives, now: EpochSeconds) -> EpochSeconds {
         let start = now.rounded(.down)
         if directives.noCache { return start }
-        let lifetime = directives.maxAge ?? policy.defaultMaxAge
-        return start + max(Self.wholeSeconds(policy.minimumMaxAge), Self.wholeSeconds(lifetime))
+        let lifetime = directives.maxAgeSeconds ?? policy.defaultMaxAge.seconds
+        return start + max(Self.wholeSeconds(policy.minimumMaxAge.seconds), Self.wholeSeconds(lifetime))
     }
 
     /// A duration as whole seconds in [0, `Freshness.longest`]; NaN is 0, so no setting or

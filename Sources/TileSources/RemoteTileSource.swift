@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Synchronization
 public import Canvas
+public import TileMath
 
 /// How a remote source behaves towards the servers it asks, and what it accepts from them.
 public struct RemoteOptions: Hashable, Sendable {
@@ -54,7 +55,7 @@ public struct CacheDirectives: Hashable, Sendable {
     /// Seconds the tile stays fresh: `Cache-Control: s-maxage` or `max-age` (TileKit's caches
     /// are shared), else `Expires` − `Date`, less the upstream's `Age`; nil when the server
     /// says nothing. Never negative, at most `Freshness.longest`.
-    public var maxAge: Double?
+    public var maxAgeSeconds: Double?
     /// `no-store`: do not keep it at all.
     public var noStore = false
     /// `no-cache`: keep it, but revalidate before every use.
@@ -62,8 +63,8 @@ public struct CacheDirectives: Hashable, Sendable {
     public var etag: String?
     public var lastModified: String?
 
-    public init(maxAge: Double? = nil, noStore: Bool = false, noCache: Bool = false, etag: String? = nil, lastModified: String? = nil) {
-        self.maxAge = maxAge
+    public init(maxAgeSeconds: Double? = nil, noStore: Bool = false, noCache: Bool = false, etag: String? = nil, lastModified: String? = nil) {
+        self.maxAgeSeconds = maxAgeSeconds
         self.noStore = noStore
         self.noCache = noCache
         self.etag = etag
@@ -74,29 +75,29 @@ public struct CacheDirectives: Hashable, Sendable {
         func header(_ name: String) -> String? { headers.first { $0.key.lowercased() == name }?.value }
         etag = header("etag")
         lastModified = header("last-modified")
-        var maxAge: Double?, sharedMaxAge: Double?
+        var maxAgeSeconds: Double?, sharedMaxAge: Double?
         if let control = header("cache-control")?.lowercased() {
             for directive in control.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
                 // `no-cache="field"` only restricts the named fields; the tile stays usable.
                 if directive == "no-store" { noStore = true }
                 if directive == "no-cache" { noCache = true }
-                if let value = Self.argument(directive, "max-age"), maxAge == nil { maxAge = Self.deltaSeconds(value) }
+                if let value = Self.argument(directive, "max-age"), maxAgeSeconds == nil { maxAgeSeconds = Self.deltaSeconds(value) }
                 if let value = Self.argument(directive, "s-maxage"), sharedMaxAge == nil { sharedMaxAge = Self.deltaSeconds(value) }
             }
         }
-        if let lifetime = sharedMaxAge ?? maxAge {
-            self.maxAge = lifetime
+        if let lifetime = sharedMaxAge ?? maxAgeSeconds {
+            self.maxAgeSeconds = lifetime
         } else if let expires = header("expires") {
             // RFC 9111 §5.3: an invalid date (such as "0") means already expired.
             if let date = HTTPDate.parse(expires) {
                 let now = header("date").flatMap(HTTPDate.parse) ?? Date()
-                self.maxAge = min(max(0, date.timeIntervalSince(now)), Freshness.longest)
+                self.maxAgeSeconds = min(max(0, date.timeIntervalSince(now)), Freshness.longest)
             } else {
-                self.maxAge = 0
+                self.maxAgeSeconds = 0
             }
         }
-        if let lifetime = self.maxAge, let age = header("age").map({ Self.deltaSeconds($0) }) {
-            self.maxAge = max(0, lifetime - age)
+        if let lifetime = self.maxAgeSeconds, let age = header("age").map({ Self.deltaSeconds($0) }) {
+            self.maxAgeSeconds = max(0, lifetime - age)
         }
     }
 
@@ -117,8 +118,8 @@ public struct CacheDirectives: Hashable, Sendable {
     }
 
     /// The freshness of a tile fetched at `now` (seconds since 1970) with these directives.
-    public func freshness(now: Double) -> Freshness {
-        Freshness(expiresAt: maxAge.map { now.rounded(.down) + $0.rounded(.down) }, noStore: noStore, noCache: noCache)
+    public func freshness(now: EpochSeconds) -> Freshness {
+        Freshness(expiresAt: maxAgeSeconds.map { now.rounded(.down) + $0.rounded(.down) }, noStore: noStore, noCache: noCache)
     }
 }
 
@@ -353,9 +354,3 @@ enum HTTPDate {
     }
 }
 
-extension Duration {
-    /// The duration in seconds, as a Double.
-    public var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-}

@@ -62,15 +62,14 @@ public struct TileData: Hashable, Sendable {
 /// How long a tile may be reused without asking its source again (RFC 9111 §4.2), as its
 /// upstream said: local stores and drawn tiles are `unlimited` (the layer's max-age decides).
 public struct Freshness: Hashable, Sendable {
-    /// Seconds since 1970 (whole seconds) after which the tile is stale; nil: no limit
-    /// from the source.
-    public var expiresAt: Double?
+    /// When (whole seconds) the tile becomes stale; nil: no limit from the source.
+    public var expiresAt: EpochSeconds?
     /// Upstream `no-store`: no cache may keep the tile, and clients are told so.
     public var noStore: Bool
     /// Upstream `no-cache`: a cache may keep it but must ask again before each use.
     public var noCache: Bool
 
-    public init(expiresAt: Double? = nil, noStore: Bool = false, noCache: Bool = false) {
+    public init(expiresAt: EpochSeconds? = nil, noStore: Bool = false, noCache: Bool = false) {
         self.expiresAt = expiresAt
         self.noStore = noStore
         self.noCache = noCache
@@ -86,15 +85,15 @@ public struct Freshness: Hashable, Sendable {
     /// The freshness of a tile made of several: the earliest expiry and every restriction
     /// (no-store in any part makes the whole no-store).
     public func combined(with other: Freshness) -> Freshness {
-        let expiry: Double? = switch (expiresAt, other.expiresAt) {
+        let expiry: EpochSeconds? = switch (expiresAt, other.expiresAt) {
         case (nil, let x), (let x, nil): x
         case (let a?, let b?): Swift.min(a, b)
         }
         return Freshness(expiresAt: expiry, noStore: noStore || other.noStore, noCache: noCache || other.noCache)
     }
 
-    /// Whole seconds left at `now` (seconds since 1970), 0 once expired; nil without a limit.
-    public func secondsLeft(now: Double) -> Int? {
+    /// Whole seconds left at `now`, 0 once expired; nil without a limit.
+    public func secondsLeft(now: EpochSeconds) -> Int? {
         guard let expiresAt else { return nil }
         let left = expiresAt - now
         // expiresAt is finite and capped where it is made; this guard keeps Int() safe anyway.

@@ -29,7 +29,7 @@ import TestSupport
     ] as [([String: String], Double?, Bool, Bool)])
     func parsesFreshness(headers: [String: String], maxAge: Double?, noStore: Bool, noCache: Bool) {
         let directives = CacheDirectives(headers: headers)
-        #expect(directives.maxAge == maxAge && directives.noStore == noStore && directives.noCache == noCache)
+        #expect(directives.maxAgeSeconds == maxAge && directives.noStore == noStore && directives.noCache == noCache)
     }
 
     @Test func retryAfterIsBoundedAndNeverTraps() {
@@ -191,7 +191,7 @@ final class TestClock: Sendable {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let clock = TestClock()
-        for (query, lifetime) in [("cc=none&expires=120", 120.0), ("cc=none&expires-raw=0", 0), ("cc=none", CachePolicy().defaultMaxAge)] {
+        for (query, lifetime) in [("cc=none&expires=120", 120.0), ("cc=none&expires-raw=0", 0), ("cc=none", CachePolicy().defaultMaxAge.seconds)] {
             let name = "\(lifetime).mbtiles"
             let result = try await cached("/tiles/{z}/{x}/{y}.png?" + query, cache: directory.appendingPathComponent(name).path, clock: clock).tile(TileRequest(tile))
             let expiresAt = try #require(result.data?.freshness.expiresAt)

@@ -34,7 +34,7 @@ import TestSupport
         // It comes with the pixels its check decoded: drawing it decodes nothing again.
         let image = try data.image()
         #expect(data.decoded == decoded && image == decoded)
-        #expect(directives.maxAge == 120 && directives.etag == "\"12-1205-1539\"" && directives.lastModified != nil)
+        #expect(directives.maxAgeSeconds == 120 && directives.etag == "\"12-1205-1539\"" && directives.lastModified != nil)
         #expect(try await server.stats().user_agents.contains("TileKitTests/1.0 (tests@tilekit.invalid)"))
         // With the validators: 304.
         let again = try await source("/tiles/{z}/{x}/{y}.png").fetch(TileRequest(tile), etag: directives.etag)
@@ -110,7 +110,7 @@ import TestSupport
 
     init() throws { server = try TestTileServer() }
 
-    func cached(_ path: String, cache: String, minimumMaxAge: Double = 60) throws -> CachedTileSource {
+    func cached(_ path: String, cache: String, minimumMaxAge: Duration = .seconds(60)) throws -> CachedTileSource {
         var options = RemoteOptions(userAgent: "TileKitTests/1.0")
         options.retries = 1
         options.backoff = .milliseconds(10)
@@ -133,7 +133,7 @@ import TestSupport
         #expect(try await MBTilesSource(path: cachePath).tile(TileRequest(tile)).data?.bytes == first.data?.bytes)
 
         // max-age=0 (and no minimum): every use revalidates, and a 304 reuses the copy.
-        let expiring = try cached("/tiles/{z}/{x}/{y}.png?maxage=0", cache: directory.appendingPathComponent("revalidate.mbtiles").path, minimumMaxAge: 0)
+        let expiring = try cached("/tiles/{z}/{x}/{y}.png?maxage=0", cache: directory.appendingPathComponent("revalidate.mbtiles").path, minimumMaxAge: .zero)
         _ = try await expiring.tile(TileRequest(tile))
         let revalidated = try await expiring.tile(TileRequest(tile))
         #expect(revalidated.data?.bytes == first.data?.bytes)
@@ -145,10 +145,10 @@ import TestSupport
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let cachePath = directory.appendingPathComponent("cache.mbtiles").path
-        let working = try cached("/tiles/{z}/{x}/{y}.png?maxage=0", cache: cachePath, minimumMaxAge: 0)
+        let working = try cached("/tiles/{z}/{x}/{y}.png?maxage=0", cache: cachePath, minimumMaxAge: .zero)
         let original = try await working.tile(TileRequest(tile))
         // Same cache, upstream now failing with 500.
-        let down = try cached("/status/500/{z}/{x}/{y}.png", cache: cachePath, minimumMaxAge: 0)
+        let down = try cached("/status/500/{z}/{x}/{y}.png", cache: cachePath, minimumMaxAge: .zero)
         let stale = try await down.tile(TileRequest(tile))
         #expect(stale.data?.bytes == original.data?.bytes && stale.data?.provenance == .stale)
         // Nothing cached, upstream down: unavailable.
@@ -214,7 +214,7 @@ import MBTiles
         #expect(try store.entry(tiles[1], now: 9000) == nil && store.entry(tiles[2], now: 9000) == nil)
         #expect(try store.entry(tiles[0], now: 9000) != nil && store.entry(tiles[4], now: 9000) != nil)
         // Fetched before 9000 - 5500 = 3500: tile 0 (fetched at 1000, however recently used) goes.
-        #expect(try store.prune(maxAge: 5500, now: 9000) == 1)
+        #expect(try store.prune(maxAge: .seconds(5500), now: 9000) == 1)
         let summary = try store.summary(now: 9000)
         #expect(summary.tiles == 2 && summary.bytes == 2000 && summary.expired == 2)
         #expect(summary.oldestFetch == 4000 && summary.newestFetch == 5000)

@@ -26,7 +26,7 @@ import TestSupport
     func cached(_ path: String, in directory: URL, name: String = "cache.mbtiles",
                 _ configure: (inout RemoteOptions) -> Void = { _ in }) throws -> CachedTileSource {
         var policy = CachePolicy()
-        policy.minimumMaxAge = 0
+        policy.minimumMaxAge = .zero
         return try CachedTileSource(upstream: remote(path, configure), cachePath: directory.appendingPathComponent(name).path, policy: policy)
     }
 
