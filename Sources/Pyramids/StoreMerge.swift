@@ -145,10 +145,7 @@ public final class StoreMerge {
         if boxes.count > 1 {
             // The union, when every store has bounds and none crosses the antimeridian.
             let known = boxes.compactMap { $0 }.filter { $0.west <= $0.east }
-            metadata.bounds = known.count == boxes.count
-                ? BoundingBox(west: known.map(\.west).min() ?? -180, south: known.map(\.south).min() ?? -85.0511,
-                              east: known.map(\.east).max() ?? 180, north: known.map(\.north).max() ?? 85.0511)
-                : nil
+            metadata.bounds = known.count == boxes.count ? known.dropFirst().reduce(known.first) { union, box in union?.union(box) } : nil
             metadata.center = nil
             metadata.centerZoom = nil
         }

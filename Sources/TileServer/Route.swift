@@ -187,7 +187,11 @@ public enum Route: Equatable, Sendable {
             let n = numbers.map { $0! }
             switch n.count {
             case 3:
-                guard (-180...180).contains(n[0]), (-85.06...85.06).contains(n[1]) else { throw Failure(400, "centre \(n[0]),\(n[1]) is not a longitude,latitude on the map") }
+                // The limit as TileJSON writes it (85.051129°, just past the exact one), so a
+                // centre copied from a TileJSON or a map's bounds passes; the snapshot clamps
+                // the rest of the way.
+                let limit = Coordinate.roundedMaxMercatorLatitude
+                guard (-180...180).contains(n[0]), (-limit...limit).contains(n[1]) else { throw Failure(400, "centre \(n[0]),\(n[1]) is not a longitude,latitude on the map") }
                 guard (0...Double(TileID.maxZoom)).contains(n[2]) else { throw Failure(400, "zoom \(n[2]) is out of range [0, \(TileID.maxZoom)]") }
                 region = .center(Coordinate(latitude: n[1], longitude: n[0]), zoom: n[2])
             case 4:

@@ -67,9 +67,14 @@ public struct Seeder {
         return shardPlan.owns(shard, tile)
     }
 
-    /// The bounds a seeded store records: the box, within the Web Mercator world.
+    /// The bounds a seeded store records: the box, within the Web Mercator world. Clamped
+    /// to the limit as TileJSON writes it (±85.051129°, a hair beyond the exact one), the
+    /// latitude `TileRange.covering` clamps to when it picks the tiles to seed: the recorded
+    /// box holds every seeded tile, the edge row included (85.0511°, which it was, left the
+    /// top row's northern 3e-5° out).
     public var storedBounds: BoundingBox {
-        BoundingBox(west: max(-180, box.west), south: max(-85.0511, box.south), east: min(180, box.east), north: min(85.0511, box.north))
+        let limit = Coordinate.roundedMaxMercatorLatitude
+        return BoundingBox(west: max(-180, box.west), south: max(-limit, box.south), east: min(180, box.east), north: min(limit, box.north))
     }
 
     struct Fetched: Sendable {

@@ -85,13 +85,22 @@ extension HTTPResponse {
         #expect(b.format == nil && b.region == .box(BoundingBox(west: -74, south: 40.7, east: -73.9, north: 40.8)))
     }
 
+    /// A static image's centre may be anywhere on the map, up to the Mercator limit as
+    /// TileJSON writes it (85.051129°, just past the exact one): a centre copied from one passes.
+    @Test func aCentreAtTheMercatorLimitIsOnTheMap() throws {
+        for latitude in ["85.051129", "-85.051129", "85.0511287798"] {
+            guard case .staticImage(_, let s) = try Route.parse("/maps/park/static/0,\(latitude),3/10x10.png") else { Issue.record("not static"); return }
+            #expect(s.region == .center(Coordinate(latitude: Double(latitude) ?? 0, longitude: 0), zoom: 3))
+        }
+    }
+
     @Test(arguments: [
         ("/maps/park/../../etc/passwd", 400), ("/maps/park/%2e%2e/x", 400), ("/maps/%2E%2E%2Fetc/1/0/0.png", 400),
         ("/maps/park/1/0/0.png%00", 400), ("/maps/park/99/0/0.png", 400), ("/maps/park/3/8/0.png", 400),
         ("/maps/park/3/-1/0.png", 400), ("/maps/park/3/0/0.gif", 404), ("//etc/passwd", 404), ("etc/passwd", 400),
         ("/maps/park/1/0/0@9x.png", 400), ("/maps/p%C3%A4rk/1/0/0.png", 400), ("/maps/park/static/1,2/10x10.png", 400),
         ("/maps/park/static/0,0,3/10by10.png", 400), ("/assets/../../etc/passwd", 400), ("/assets/secret.txt", 404),
-        ("/maps/park/1/0/0.png/extra", 404),
+        ("/maps/park/1/0/0.png/extra", 404), ("/maps/park/static/0,85.0513,3/10x10.png", 400), ("/maps/park/static/0,-85.06,3/10x10.png", 400),
     ])
     func refusesBadPaths(path: String, status: Int) {
         do {
