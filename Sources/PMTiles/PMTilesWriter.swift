@@ -151,10 +151,9 @@ public final class PMTilesWriter {
             unlink(layoutPath)
             throw error
         }
-        guard rename(layoutPath, path) == 0 else {
-            let failure = Self.failure(errno, path)
+        if let code = AtomicRename.rename(layoutPath, over: path) {
             unlink(layoutPath)
-            throw failure
+            throw Self.failure(code, path)
         }
         // The scratch copy is no longer needed (deinit would remove it too, later).
         unlink(scratchPath)

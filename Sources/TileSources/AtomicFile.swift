@@ -1,4 +1,5 @@
 import Foundation
+import TileMath
 
 /// Writes files so a reader never sees half of one: the bytes go to a scratch file beside the
 /// destination (`.NAME.tmp`, in the same directory, created if missing), which is then renamed
@@ -61,11 +62,10 @@ public enum AtomicFile {
         try rename(scratch, over: destination)
     }
 
-    /// The last step of every atomic write: rename(2), which replaces a file, or an empty
-    /// folder by a folder, in one step, and fails on anything else (`tilekit init` relies on
-    /// it never replacing a folder that holds something). Errors name `destination`.
+    /// The last step of every atomic write (`AtomicRename`: rename(2), which never replaces
+    /// a folder that holds something). Errors name `destination`.
     public static func rename(_ scratch: String, over destination: String) throws(TileSourceError) {
-        guard Glibc.rename(scratch, destination) == 0 else { throw .unwritable(path: destination, reason: IOFailure.words(errno: errno)) }
+        if let code = AtomicRename.rename(scratch, over: destination) { throw .unwritable(path: destination, reason: IOFailure.words(errno: code)) }
     }
 
     /// Where `moveIntoPlace` keeps the store it replaces until the new one is in place.

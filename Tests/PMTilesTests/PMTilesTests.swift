@@ -96,6 +96,27 @@ import Compression
         #expect(throws: TileSourceError.self) { try PMTilesSource(path: path) }
     }
 
+    /// The writer's last step is `AtomicRename`: over a folder that holds something it fails,
+    /// naming the destination, leaving the folder as it was and no laid-out copy beside it.
+    @Test func finishingOverAFolderThatHoldsSomethingFailsAndLeavesItAlone() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tilekit-pmtiles-rename-\(UUID())")
+        let path = directory.appendingPathComponent("taken.pmtiles").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: path).appendingPathComponent("note.txt"))
+        let writer = try PMTilesWriter(path: path)
+        try writer.write(TileID(z: 0, x: 0, y: 0), bytes: [1, 2, 3])
+        do {
+            try writer.finish(header: PMTilesHeader(), metadataJSON: Array("{}".utf8))
+            Issue.record("a PMTiles file replaced a folder that holds a file")
+        } catch let error as PMTilesError {
+            guard case .io(let reason) = error else { Issue.record("\(error)"); return }
+            #expect(reason.hasSuffix("(writing \(path))"), "\(reason)")
+        }
+        #expect(try String(contentsOfFile: path + "/note.txt", encoding: .utf8) == "keep")
+        #expect(!FileManager.default.fileExists(atPath: PMTilesWriter.scratchPaths(for: path).layout))
+    }
+
     @Test func gzipRoundTripsAndRejectsGarbage() throws {
         let text = Array(String(repeating: "parchment ", count: 1000).utf8)
         let packed = Gzip.compress(text)
