@@ -85,7 +85,7 @@ enum InitCommand: Command {
         do {
             try AtomicFile.rename(staging.path, over: folder.path)
         } catch {
-            throw .io("\(given): \(error.reasonWithoutPath)")  // DIR as given, as every message of init
+            throw CLIError(error, message: "\(given): \(error.reasonWithoutPath)")  // DIR as given, as every message of init
         }
         done = true
 

@@ -192,7 +192,7 @@ enum PyramidCommand: Command {
                 do {
                     return try Georeference.worldFile(String(decoding: data, as: UTF8.self), space: space, width: width, height: height, file: file)
                 } catch {
-                    throw CLIError.data(error.description)
+                    throw CLIError(error)  // a world file that says something wrong: data
                 }
             }
             let sidecar = sidecarPath(imagePath)

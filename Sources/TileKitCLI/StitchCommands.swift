@@ -94,7 +94,7 @@ enum SplitCommand: Command {
         let sidecar: StitchSidecar
         do { sidecar = try StitchSidecar.load(sidecarPath) } catch { throw .data(error.description) }
         let image: RGBAImage
-        do { image = try RGBAImage(contentsOf: URL(fileURLWithPath: imagePath)) } catch { throw .data("\(imagePath): \(error.description)") }
+        do { image = try RGBAImage(contentsOf: URL(fileURLWithPath: imagePath)) } catch { throw CLIError(error, message: "\(imagePath): \(error.description)") }
         do { _ = try sidecar.georeference(width: image.width, height: image.height) } catch { throw .data("\(imagePath): \(error.description)") }
 
         let existing: (any TileSource)? = FileManager.default.fileExists(atPath: out) ? try Stores.open(out, scheme: nil) : nil

@@ -58,6 +58,20 @@ import MapProjects
         #expect(CLIError(unread, message: "--pois a.gpx: permission denied") == .io("--pois a.gpx: permission denied"))
     }
 
+    /// `split` of an image that does not decode: the image's module says data (65), the
+    /// command names the image.
+    @Test func splittingAnImageThatDoesNotDecodeIsData() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tilekit-exit-split-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let image = directory.appendingPathComponent("layer.png").path
+        try Data("not a PNG at all, only text".utf8).write(to: URL(fileURLWithPath: image))
+        try Data(#"{"zoom": 1, "min_x": 0, "max_x": 0, "min_y": 0, "max_y": 0, "tile_size": 256, "source": "x", "crs": "EPSG:3857"}"#.utf8)
+            .write(to: directory.appendingPathComponent("layer.json"))
+        let run = await CLIRun(["split", image, "--out", directory.appendingPathComponent("out").path])
+        #expect(run.exitCode == 65 && run.error.contains(image), "\(run.exitCode) \(run.error)")
+    }
+
     /// The issue's case: a damaged store was 74 in `seed` and 65 in `convert`. Every command that
     /// reads it now exits 65, naming the store.
     @Test func aDamagedStoreIsDataInEveryCommand() async throws {
