@@ -175,6 +175,12 @@ extension FeatureError {
     /// ever read, so a file that grows, or a device such as /dev/zero, cannot exhaust memory).
     static func read(_ url: URL, limit: Int = FeatureLimits.fileBytes) throws(FeatureError) -> Data {
         let tooLarge = FeatureError(file: url.path, place: "file", reason: "larger than \(limit) bytes (TileKit's limit for a data file)")
+        // A folder opens for reading on Linux, and seeking to its end gives a hash offset
+        // (2^63 - 1 on ext4), which would be reported as a file too large.
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+            throw FeatureError(file: url.path, place: "file", reason: "is a folder, not a file", isIO: true)
+        }
         do {
             let handle = try FileHandle(forReadingFrom: url)
             defer { try? handle.close() }

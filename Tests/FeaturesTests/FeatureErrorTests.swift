@@ -17,6 +17,17 @@ import Features
         }
     }
 
+    /// A folder where a file should be is refused as one (it was reported as a file larger
+    /// than the limit: seeking to a folder's end gives a hash offset).
+    @Test func aFolderIsNotAFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tilekit-folder-\(UUID()).gpx")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(throws: FeatureError(file: folder.path, place: "file", reason: "is a folder, not a file", isIO: true)) {
+            try FeatureFiles.load(folder.path)
+        }
+    }
+
     @Test func aFileFoundWrongIsData() throws {
         do {
             _ = try GeoJSON.parse(Data(#"{"type": "Feature", "geometry": {"type": "Point", "coordinates": [1]}}"#.utf8), file: "a.geojson")
