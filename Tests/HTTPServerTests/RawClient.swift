@@ -17,7 +17,9 @@ final class RawClient: @unchecked Sendable {  // one test uses it at a time; fd 
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { close(fd); throw POSIXError(.ECONNREFUSED) }
+        // No close here: every stored property is set, so deinit runs after the throw and
+        // closes it. Closing twice would close whatever another test had opened meanwhile.
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
         var timeout = timeval(tv_sec: Int(receiveTimeout), tv_usec: Int((receiveTimeout - receiveTimeout.rounded(.down)) * 1e6))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
