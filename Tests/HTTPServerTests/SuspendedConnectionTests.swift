@@ -7,9 +7,13 @@ import TileServer
 /// The server on a real socket: waiting work holds no thread, slow clients get deadlines,
 /// bodies are refused before they are read, abandoned work is cancelled, stop is graceful.
 @Suite(.serialized) struct SuspendedConnectionTests {
+    /// The header deadline is a minute here (the deadline test sets its own): tests open
+    /// their clients first and send on each in turn, and on a loaded machine the last ones
+    /// could wait past the default 10 s and be cut as slowloris before they send.
     static func limits(threads: Int = 1) -> HTTPServerLimits {
         var limits = HTTPServerLimits()
         limits.threads = threads
+        limits.headerTimeout = .seconds(60)
         return limits
     }
 

@@ -87,13 +87,17 @@ import TestSupport
         #expect(stats.count == 12 && stats.peak <= 2, "peak \(stats.peak)")
         try await server.resetStats()
         let limited = try source("/tiles/{z}/{x}/{y}.png", perHost: 8, rate: 20)
+        let started = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for x in 0..<11 { group.addTask { _ = try await limited.tile(TileRequest(TileID(z: 5, x: x, y: 4))) } }
             try await group.waitForAll()
         }
-        // 11 requests at 20/s span at least 0.5 s.
+        // 11 requests at 20/s take at least 0.5 s. Timed here, where the requests leave: the
+        // test server's own arrival times bunch up when the machine is busy (a lower bound,
+        // which load can only make longer).
+        let elapsed = ContinuousClock.now - started
         let rated = try await server.stats()
-        #expect(rated.count == 11 && rated.span >= 0.45, "span \(rated.span)")
+        #expect(rated.count == 11 && elapsed >= .milliseconds(450), "11 requests in \(elapsed)")
     }
 
     @Test func aUserAgentIsRequired() throws {
