@@ -1,6 +1,5 @@
 import Foundation
 import Canvas
-import Compression
 import MapProjects
 import SharedCache
 
@@ -19,7 +18,7 @@ extension TileServer {
     func remember(_ key: TileKey, sharedHit bytes: [UInt8]) -> CachedTile {
         var entry = bytes.isEmpty
             ? CachedTile(bytes: [], etag: "", format: nil, provenance: "none")
-            : CachedTile(bytes: bytes, etag: "\"" + ContentDigest(bytes).text + "\"", format: key.format, provenance: "shared cache")
+            : CachedTile(bytes: bytes, etag: EntityTag.of(bytes), format: key.format, provenance: "shared cache")
         entry.shared = .hit("tilekit-redis")
         cache.set(key, entry, cost: bytes.count + 128)
         return entry

@@ -305,7 +305,7 @@ public final class TileServer: Sendable {
                 switch result {
                 case .tile(let data):
                     let bytes = data.format == format ? data.bytes : try RGBAImage(decoding: data.bytes, limits: .tile).encoded(.defaults(for: format))
-                    entry = CachedTile(bytes: bytes, etag: "\"" + ContentDigest(bytes).text + "\"", format: format, provenance: Self.provenance(data.provenance),
+                    entry = CachedTile(bytes: bytes, etag: EntityTag.of(bytes), format: format, provenance: Self.provenance(data.provenance),
                                        freshness: data.freshness)
                     if data.freshness.isReusable { cache.set(key, entry, cost: bytes.count + 128, expiresAt: data.freshness.memoryExpiry) }
                 case .noTile:
@@ -381,7 +381,7 @@ public final class TileServer: Sendable {
 
     /// Adds an ETag, and answers 304 when the client has it.
     func cacheable(_ request: HTTPRequest, _ response: HTTPResponse) -> HTTPResponse {
-        let etag = "\"" + ContentDigest(response.body).text + "\""
+        let etag = EntityTag.of(response.body)
         var response = response
         response.headers.append(("ETag", etag))
         if Self.matches(request.headers["if-none-match"], etag) {

@@ -32,9 +32,11 @@ public struct TileComposer: Sendable {
         // recorder, so the freshness survives resampling, overzoom and composition.
         let recorder = FreshnessRecorder()
         let layers = self.layers.map { TileLayer(name: $0.name, source: FreshnessRecordingSource(source: $0.source, recorder: recorder), options: $0.options) }
+        // A lone layer at full opacity may hand its tile's bytes on without decoding them.
+        let passingThrough = layers.count == 1 && layers[0].options.opacity >= 1 ? encoding.format : nil
         let results = try await withThrowingTaskGroup(of: (Int, TileLayer.Result).self) { group in
             for (index, layer) in layers.enumerated() {
-                group.addTask { (index, try await layer.render(request)) }
+                group.addTask { (index, try await layer.render(request, passingThrough: passingThrough)) }
             }
             var ordered = [TileLayer.Result?](repeating: nil, count: layers.count)
             for try await (index, result) in group { ordered[index] = result }
@@ -50,6 +52,9 @@ public struct TileComposer: Sendable {
                 continue
             case .image(let image, let passthrough, let provenance):
                 if layer.options.opacity > 0 { images.append((image, passthrough, provenance, layer.options.opacity)) }
+            case .encoded(var data):  // only asked of a lone layer
+                data.freshness = recorder.freshness
+                return .tile(data)
             }
         }
         if let retryAfter { return .unavailable(retryAfter: retryAfter) }

@@ -7,7 +7,7 @@ import TileMath
 @Suite struct TileComposerTests {
     let tile = TileRequest(TileID(z: 12, x: 1205, y: 1539))
 
-    func layer(_ source: RecordingSource, zIndex: Int = 0, opacity: Double = 1, replacesBase: Bool = false) -> TileLayer {
+    func layer(_ source: any TileSource, zIndex: Int = 0, opacity: Double = 1, replacesBase: Bool = false) -> TileLayer {
         var options = LayerOptions()
         options.zIndex = zIndex
         options.opacity = opacity
@@ -44,6 +44,21 @@ import TileMath
         #expect(try await TileComposer(layers: [layer(source)]).tile(tile, encoding: .webp()).data?.format == .webp)
     }
 
+    /// Passed on without being decoded: a tile whose header is right but whose pixels are
+    /// damaged goes out as it is; drawn into anything else (another format, a second layer,
+    /// an opacity), it has to be decoded and fails.
+    @Test func aLoneNativeTileIsNotDecodedToBePassedOn() async throws {
+        var bytes = try RGBAImage(width: 256, height: 256, color: Color(red: 0.2, green: 0.4, blue: 0.6)).encoded(.png())
+        let idat = try #require((0..<bytes.count - 4).first { bytes[$0..<$0 + 4].elementsEqual("IDAT".utf8) })
+        for i in idat + 4..<idat + 20 { bytes[i] = 0xFF }  // the zlib stream
+        let damaged = bytes
+        let source = StaticSource(data: TileData(bytes: damaged, format: .png))
+        let passed = try await TileComposer(layers: [layer(source)]).tile(tile, encoding: .png())
+        #expect(passed.data?.bytes == damaged)
+        await #expect(throws: CanvasError.self) { try await TileComposer(layers: [layer(source)]).tile(tile, encoding: .webp()) }
+        await #expect(throws: CanvasError.self) { try await TileComposer(layers: [layer(source, opacity: 0.5)]).tile(tile) }
+    }
+
     @Test func absenceModel() async throws {
         let down = RecordingSource(metadata: TileSetMetadata(name: "down"), unavailable: { _ in true }) { _ in nil }
         let empty = RecordingSource(metadata: TileSetMetadata(name: "empty")) { _ in nil }
@@ -66,4 +81,11 @@ import TileMath
         #expect(ink > 200)
         #expect(image[100, 100].alpha == 0)
     }
+}
+
+/// One tile's bytes for every request.
+struct StaticSource: TileSource {
+    let data: TileData
+    var metadata: TileSetMetadata { TileSetMetadata(name: "static", format: data.format) }
+    func tile(_ request: TileRequest) async throws -> TileResult { .tile(data) }
 }

@@ -1,0 +1,25 @@
+import Testing
+@testable import TileServer
+
+/// The ETag digest: the same bytes give the same tag (every server of a cluster agrees), and
+/// any change of a byte, of where the bytes end, or of the count gives another.
+@Suite struct EntityTagTests {
+    @Test func sameBytesSameTagAndEveryChangeAnother() {
+        let bytes = (0..<1_037).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        #expect(EntityTag.of(bytes) == EntityTag.of(Array(bytes)))
+        var tags: Set<String> = [EntityTag.of(bytes)]
+        for index in [0, 7, 8, 15, 16, 500, 1_031, 1_032, 1_036] {  // in each lane, the last whole word and the tail
+            var changed = bytes
+            changed[index] ^= 0x01
+            tags.insert(EntityTag.of(changed))
+        }
+        for count in [0, 1, 8, 9, 1_032, 1_036] { tags.insert(EntityTag.of(Array(bytes.prefix(count)))) }
+        tags.insert(EntityTag.of(bytes + [0]))  // a trailing zero byte is not the same body
+        #expect(tags.count == 1 + 9 + 6 + 1)
+    }
+
+    @Test func aTagIsQuotedHex() {
+        let tag = EntityTag.of(Array("tile".utf8))
+        #expect(tag.hasPrefix("\"") && tag.hasSuffix("-4\"") && tag.dropFirst().dropLast().allSatisfy { $0.isHexDigit || $0 == "-" })
+    }
+}
