@@ -318,9 +318,7 @@ public final class HTTPServer: Sendable {
             stream = s
             made = streamed(s, producer, context)
         } else {
-            made = response.body.withUnsafeBytes { raw in
-                MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), MHDConstants.mustCopy)
-            }
+            made = body(response.body)
         }
         guard let made else { return MHDConstants.no }
         for (name, value) in response.headers { _ = MHD_add_response_header(made, name, value) }
@@ -330,6 +328,21 @@ public final class HTTPServer: Sendable {
             context.watch.watchHangup(watched) { stream.close() }
         }
         return result
+    }
+
+    /// A response that libmicrohttpd sends from the body's own bytes, without copying them (a
+    /// cached tile's bytes are shared with the cache): the box keeps the array alive, never
+    /// mutated, so its storage stays where it is, until libmicrohttpd frees the response.
+    private static func body(_ bytes: [UInt8]) -> OpaquePointer? {
+        guard !bytes.isEmpty else { return MHD_create_response_from_buffer(0, nil, MHDConstants.mustCopy) }
+        let box = BodyBox(bytes)
+        let start = box.bytes.withUnsafeBytes { UnsafeMutableRawPointer(mutating: $0.baseAddress) }
+        let retained = Unmanaged.passRetained(box).toOpaque()
+        let made = MHD_create_response_from_buffer_with_free_callback_cls(box.bytes.count, start, { cls in
+            if let cls { Unmanaged<BodyBox>.fromOpaque(cls).release() }
+        }, retained)
+        if made == nil { Unmanaged<BodyBox>.fromOpaque(retained).release() }
+        return made
     }
 
     /// A response whose body libmicrohttpd pulls from a `ResponseStream` that a task fills.
@@ -413,6 +426,12 @@ public final class HTTPServer: Sendable {
 }
 
 /// One request on one connection, from its request line to its answer. `head`, `watched`,
+/// A response body held for libmicrohttpd (see `HTTPServer.body`).
+final class BodyBox: Sendable {
+    let bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+}
+
 /// `body`, `started` and `refused` are touched only on libmicrohttpd's thread for this connection (the
 /// calls of `access` never overlap); the answer and the suspension are behind `state`.
 final class Exchange: @unchecked Sendable {  // see above: thread-confined fields, the rest behind `state`

@@ -57,6 +57,19 @@ final class RawClient: @unchecked Sendable {  // one test uses it at a time; fd 
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// Bytes until the head and `bytes` more have come (or the server closes, or the timeout passes).
+    func read(bytes: Int) -> [UInt8] {
+        var data = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            if let end = data.firstRange(of: Array("\r\n\r\n".utf8)), data.count - end.upperBound >= bytes { return data }
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return data }
+            data += buffer[0..<n]
+        }
+    }
+
     func hangUp() { shutdown(fd, Int32(SHUT_RDWR)) }
 }
 

@@ -62,6 +62,25 @@ import TileServer
         for client in streams { #expect(await client.read(until: "second").contains("data: second")) }
     }
 
+    /// Bodies are sent from the handler's own bytes (not copied): a large one, and the same
+    /// one to several clients at once, arrive byte for byte; an empty one is still an answer.
+    @Test func bodiesArriveByteForByte() async throws {
+        let body = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: Self.limits(threads: 2)) { request in
+            request.path == "/empty" ? HTTPResponse(status: 204, headers: []) : HTTPResponse(status: 200, headers: [], body: body)
+        }
+        defer { server.stop() }
+        let clients = try (0..<4).map { _ in try RawClient(port: server.port) }
+        for client in clients { client.send(Self.get("/big")) }
+        for client in clients {
+            let answer = await offPool { client.read(bytes: body.count) }
+            #expect(answer.count >= body.count && Array(answer.suffix(body.count)) == body)
+        }
+        let empty = try RawClient(port: server.port)
+        empty.send(Self.get("/empty"))
+        #expect(await empty.read(until: "\r\n\r\n").hasPrefix("HTTP/1.1 204"))
+    }
+
     /// Slowloris: a head that trickles in a byte at a time is cut at the header deadline,
     /// although every byte arrives well within the idle timeout.
     @Test func tricklingHeadIsCutAtItsDeadline() async throws {
