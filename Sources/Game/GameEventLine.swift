@@ -44,6 +44,6 @@ public struct GameEventLine: Encodable, Sendable {
     /// included: a newline in a title must not end the line (or the server-sent event that
     /// carries it). "{}" if a number is not finite (a route's times and positions are).
     public var text: String {
-        (try? sortedJSON(.withoutEscapingSlashes)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        sortedJSONText() ?? "{}"
     }
 }

@@ -49,11 +49,5 @@ struct ServeReadyReport: Encodable {
 extension Encodable {
     /// Compact JSON with sorted keys and unescaped slashes (what the CLI prints), or "" if
     /// the value cannot be encoded (a non-finite number).
-    var sortedJSONLine: String { sortedJSONText() }
-
-    /// JSON with sorted keys, unescaped slashes and any other `formatting` (`.prettyPrinted`),
-    /// or "" if the value cannot be encoded (a non-finite number).
-    func sortedJSONText(_ formatting: JSONEncoder.OutputFormatting = []) -> String {
-        (try? sortedJSON(formatting.union(.withoutEscapingSlashes))).map { String(decoding: $0, as: UTF8.self) } ?? ""
-    }
+    var sortedJSONLine: String { sortedJSONText() ?? "" }
 }

@@ -71,7 +71,7 @@ enum InfoCommand: Command {
         let m = source.metadata
         for warning in m.warnings { io.writeError("\(arguments.positionals[0]): warning: \(warning)") }
         let kind = (try? TileStoreKind(path: arguments.positionals[0]).rawValue) ?? ""
-        io.write(StoreInfoReport(m, kind: kind, perZoom: perZoom).sortedJSONText(.prettyPrinted))
+        io.write(StoreInfoReport(m, kind: kind, perZoom: perZoom).sortedJSONText(.prettyPrinted) ?? "")
     }
 }
 

@@ -43,10 +43,15 @@ extension TileServer {
                         stream.write("event: \(event.kind.rawValue)\ndata: \(line)\n\n")
                     }
                 }
-                stream.write("event: end\ndata: {\"route\":\"\(routeName)\"}\n\n")
+                stream.write("event: end\ndata: \(PlayEnd(route: routeName).sortedJSONText() ?? "{}")\n\n")
                 lapSeconds += simulation.playback.durationSeconds + simulation.tickSeconds
             } while loop && !stream.isClosed
         }
+    }
+
+    /// The data of `/play`'s last event, `{"route":NAME}`: the route that ended.
+    struct PlayEnd: Encodable {
+        var route: String
     }
 
     /// `/maps/{map}/warps/{station}.json`: the stations a warp zone leads to (those sharing a line).
