@@ -1,3 +1,5 @@
+import TileMath
+
 /// What `pyramid --json` prints: the tiles written, skipped as empty and reused from an
 /// earlier run, their bytes, the zooms, the run's seconds, and for a shard its place.
 struct PyramidRunReport: Encodable {
@@ -40,20 +42,11 @@ struct MergeRunReport: Encodable {
 struct SeedEstimateReport: Encodable {
     var tiles: Int
     var zooms: [ZoomTiles]
-    var estimatedBytes: Int?
+    @NullIfAbsent var estimatedBytes: Int?
     var sampledTiles: Int
 
     enum CodingKeys: String, CodingKey {
         case tiles, zooms, estimatedBytes = "estimated_bytes", sampledTiles = "sampled_tiles"
-    }
-
-    /// Written by hand only so that a missing estimate is `null` rather than left out.
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(tiles, forKey: .tiles)
-        try container.encode(zooms, forKey: .zooms)
-        try container.encode(estimatedBytes, forKey: .estimatedBytes)
-        try container.encode(sampledTiles, forKey: .sampledTiles)
     }
 }
 

@@ -16,16 +16,16 @@ struct StoreInfoReport: Encodable {
 
     var name: String
     var kind: String
-    var format: String?
+    @NullIfAbsent var format: String?
     var scheme: String
     var tileSize: Int
     var minZoom: Int
     var maxZoom: Int
     /// `[west, south, east, north]` in degrees.
-    var bounds: [Double]?
+    @NullIfAbsent var bounds: [Double]?
     /// `[longitude, latitude, zoom]`: the metadata's center, else the middle of its bounds.
-    var center: [Double]?
-    var attribution: String?
+    @NullIfAbsent var center: [Double]?
+    @NullIfAbsent var attribution: String?
     var tiles: Int
     var bytes: Int
     var zooms: [Zoom]
@@ -55,25 +55,6 @@ struct StoreInfoReport: Encodable {
         case name, kind, format, scheme, bounds, center, attribution, tiles, bytes, zooms, warnings
         case tileSize = "tile_size", minZoom = "minzoom", maxZoom = "maxzoom"
     }
-
-    /// Written by hand only so that absent metadata is `null` rather than left out.
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(name, forKey: .name)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(format, forKey: .format)
-        try container.encode(scheme, forKey: .scheme)
-        try container.encode(tileSize, forKey: .tileSize)
-        try container.encode(minZoom, forKey: .minZoom)
-        try container.encode(maxZoom, forKey: .maxZoom)
-        try container.encode(bounds, forKey: .bounds)
-        try container.encode(center, forKey: .center)
-        try container.encode(attribution, forKey: .attribution)
-        try container.encode(tiles, forKey: .tiles)
-        try container.encode(bytes, forKey: .bytes)
-        try container.encode(zooms, forKey: .zooms)
-        try container.encodeIfPresent(warnings, forKey: .warnings)
-    }
 }
 
 /// What `tilekit cache info` prints: the cache's tiles, bytes, expired tiles, and its oldest
@@ -82,8 +63,8 @@ struct CacheInfoReport: Encodable {
     var tiles: Int
     var bytes: Int
     var expired: Int
-    var oldestFetch: String?
-    var newestFetch: String?
+    @NullIfAbsent var oldestFetch: String?
+    @NullIfAbsent var newestFetch: String?
 
     init(_ summary: TileCacheStore.Summary) {
         (tiles, bytes, expired) = (summary.tiles, summary.bytes, summary.expired)
@@ -94,16 +75,6 @@ struct CacheInfoReport: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case tiles, bytes, expired, oldestFetch = "oldest_fetch", newestFetch = "newest_fetch"
-    }
-
-    /// Written by hand only so that an empty cache's fetch times are `null` rather than left out.
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(tiles, forKey: .tiles)
-        try container.encode(bytes, forKey: .bytes)
-        try container.encode(expired, forKey: .expired)
-        try container.encode(oldestFetch, forKey: .oldestFetch)
-        try container.encode(newestFetch, forKey: .newestFetch)
     }
 }
 
