@@ -56,28 +56,13 @@ struct SnapshotRate: Encodable {
 
 /// `features`: feature tiles drawn and encoded per second, and label placement per zoom.
 struct FeatureTileRate: Encodable {
-    /// One zoom's label placement: milliseconds (to 0.01), named and labelled features. An
-    /// array entry with its zoom, so zooms keep numeric order.
-    struct LabelTime: Encodable {
-        var zoom: Int
-        var ms: Double
-        var named: Int
-        var labelled: Int
-
-        init(zoom: Int, _ placement: LabelPlacement) {
-            self.zoom = zoom
-            ms = (placement.milliseconds * 100).rounded() / 100
-            named = placement.namedFeatures
-            labelled = placement.labelledFeatures
-        }
-    }
-
     var tiles: Int
     var features: Int
     var drawnPerSecond: Double
     var pngPerSecond: Double
     var meanBytes: Int
-    var labelPlacement: [LabelTime]
+    /// Per zoom, ascending.
+    var labelPlacement: [LabelPlacementCounts]
 
     enum CodingKeys: String, CodingKey {
         case tiles, features

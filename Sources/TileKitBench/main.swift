@@ -235,7 +235,7 @@ func featureTiles(path: String, bbox: String, zoom: Int, minimum: Double) async 
         // first tile of a zoom waits for); one placement first warms fontconfig and Pango.
         _ = LabelIndex(layers: [LabelIndex.Layer(features: features, renderer: renderer)]).placement(zoom: Double(zoom))
         let labelTimes = (max(0, zoom - 3)...min(22, zoom + 2)).map { z in
-            FeatureTileRate.LabelTime(zoom: z, LabelIndex(layers: [LabelIndex.Layer(features: features, renderer: renderer)]).placement(zoom: Double(z)))
+            LabelPlacementCounts(LabelIndex(layers: [LabelIndex.Layer(features: features, renderer: renderer)]).placement(zoom: Double(z)))
         }
         printJSONLine(FeatureTileRate(tiles: tiles.count, features: features.count, drawnPerSecond: drawn, pngPerSecond: encoded,
                                       meanBytes: meanBytes, labelPlacement: labelTimes))
