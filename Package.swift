@@ -67,7 +67,7 @@ let package = Package(
         .target(name: "MapProjects", dependencies: ["TileMath", "Canvas", "TileSources", "Features", "Rendering", "Game"]),
         // HTTP/1.1 on libmicrohttpd (its only importer): the adapter above the core, which
         // converts the core's requests and responses to and from the socket.
-        .target(name: "HTTPServer", dependencies: ["TileServer", "CMicroHTTPD", "CMicroHTTPDShim"]),
+        .target(name: "HTTPServer", dependencies: ["TileServer", "TileMath", "CMicroHTTPD", "CMicroHTTPDShim"]),
         // A tile cache shared by server instances, in Redis over hiredis (its only importer);
         // RFC 9211 Cache-Status values.
         .target(name: "SharedCache", dependencies: ["CHiredis", "TileMath", "Compression"]),

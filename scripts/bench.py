@@ -319,7 +319,7 @@ def feature_tiles(directory):
     for name, r in (("ratio", ours), ("ratio, antialias fast", fast)):
         print(f"{name:24} {r['drawn_per_second'] / theirs['drawn_per_second']:9.2f}x {r['png_per_second'] / theirs['png_per_second']:8.2f}x TileKit/Mapnik")
     print("Label placement over the whole layer: " + ", ".join(
-        f"z{z} {p['ms']:.1f} ms ({p['labelled']}/{p['named']} named)" for z, p in ours.get("label_placement", {}).items()))
+        f"z{p['zoom']} {p['ms']:.1f} ms ({p['labelled']}/{p['named']} named)" for p in ours.get("label_placement", [])))
 
 
 def wrk(port, paths, directory, name, seconds=10, connections=32):

@@ -76,9 +76,9 @@ for _ in range(100):
     e = w + span
     boxes.append((w, s, e - 360 if e > 180 else e, min(85, s + span)))
 for box, line in zip(boxes, run(["tile", "list", "--bbox", "-", "--zoom", "0-12", "--count"], [",".join(map(repr, b)) for b in boxes])):
-    got = json.loads(line)
+    got = {entry["zoom"]: entry["tiles"] for entry in json.loads(line)["zooms"]}
     for z in range(0, 13):
-        check(f"count {box} z{z}", got[str(z)], len(set(mercantile.tiles(*box, [z]))))
+        check(f"count {box} z{z}", got.get(z), len(set(mercantile.tiles(*box, [z]))))
 for box in boxes[:20]:
     got = run(["tile", "list", "--bbox", ",".join(map(repr, box)), "--zoom", "10-12"], [])
     expected = sorted({(t.z, t.x, t.y) for t in mercantile.tiles(*box, range(10, 13))})

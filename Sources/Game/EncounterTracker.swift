@@ -7,7 +7,7 @@ public struct EncounterEvent: Hashable, Sendable {
         case enter, exit
     }
     /// Seconds since the route began.
-    public var time: Double
+    public var secondsFromStart: Double
     public var kind: Kind
     public var poi: PointOfInterest
     /// Where the player was: exactly on the circle for an enter (on the outer circle for an exit).
@@ -27,8 +27,8 @@ public struct EncounterTracker: Sendable {
     public var dwellSeconds: Double
     private var inside: [String: Bool] = [:]
     /// When the player crossed in, for POIs whose dwell time has not yet passed.
-    private var pendingSince: [String: (Double, Coordinate)] = [:]
-    private var last: (time: Double, position: Coordinate)?
+    private var pendingSince: [String: (seconds: Double, position: Coordinate)] = [:]
+    private var last: (seconds: Double, position: Coordinate)?
 
     public init(pois: [PointOfInterest], hysteresisMeters: Double = 2, dwellSeconds: Double = 0) {
         self.pois = pois
@@ -36,14 +36,14 @@ public struct EncounterTracker: Sendable {
         self.dwellSeconds = dwellSeconds
     }
 
-    /// The player is at `position` at `time` (seconds, increasing).
-    public mutating func update(_ position: Coordinate, at time: Double) -> [EncounterEvent] {
+    /// The player is at `position`, `time` seconds from the start (increasing).
+    public mutating func update(_ position: Coordinate, atSeconds time: Double) -> [EncounterEvent] {
         defer { last = (time, position) }
         guard let last else {
             // The first position: already inside counts as entering now.
             var events = [EncounterEvent]()
             for poi in pois where Geodesy.haversineDistance(position, poi.coordinate) <= poi.radius {
-                events += enter(poi, at: time, position: position, now: time)
+                events += enter(poi, atSeconds: time, position: position, nowSeconds: time)
             }
             return events
         }
@@ -53,33 +53,33 @@ public struct EncounterTracker: Sendable {
             let pending = pendingSince[poi.id] != nil
             if !wasInside && !pending {
                 if let (f, point) = crossing(from: last.position, to: position, center: poi.coordinate, radius: poi.radius, entering: true) {
-                    events += enter(poi, at: last.time + f * (time - last.time), position: point, now: time)
+                    events += enter(poi, atSeconds: last.seconds + f * (time - last.seconds), position: point, nowSeconds: time)
                 }
             } else {
                 if let (f, point) = crossing(from: last.position, to: position, center: poi.coordinate, radius: poi.radius + hysteresisMeters, entering: false) {
-                    let t = last.time + f * (time - last.time)
+                    let t = last.seconds + f * (time - last.seconds)
                     if wasInside {
-                        events.append(EncounterEvent(time: t, kind: .exit, poi: poi, position: point))
+                        events.append(EncounterEvent(secondsFromStart: t, kind: .exit, poi: poi, position: point))
                     }
                     inside[poi.id] = false
                     pendingSince[poi.id] = nil
                 } else if let (since, point) = pendingSince[poi.id], time >= since + dwellSeconds {
                     pendingSince[poi.id] = nil
                     inside[poi.id] = true
-                    events.append(EncounterEvent(time: since + dwellSeconds, kind: .enter, poi: poi, position: point))
+                    events.append(EncounterEvent(secondsFromStart: since + dwellSeconds, kind: .enter, poi: poi, position: point))
                 }
             }
         }
-        return events.sorted { $0.time < $1.time }
+        return events.sorted { $0.secondsFromStart < $1.secondsFromStart }
     }
 
-    private mutating func enter(_ poi: PointOfInterest, at t: Double, position: Coordinate, now: Double) -> [EncounterEvent] {
+    private mutating func enter(_ poi: PointOfInterest, atSeconds t: Double, position: Coordinate, nowSeconds now: Double) -> [EncounterEvent] {
         if dwellSeconds > 0 && now < t + dwellSeconds {
             pendingSince[poi.id] = (t, position)
             return []
         }
         inside[poi.id] = true
-        return [EncounterEvent(time: t + dwellSeconds, kind: .enter, poi: poi, position: position)]
+        return [EncounterEvent(secondsFromStart: t + dwellSeconds, kind: .enter, poi: poi, position: position)]
     }
 
     /// Where the segment a→b first crosses the circle inward (or outward), as the fraction

@@ -8,6 +8,7 @@ public import TileMath
 /// millisecond and degrees to 7 decimals (about 1 cm), so a line is short and the same on
 /// every machine.
 public struct GameEventLine: Encodable, Sendable {
+    /// Seconds from the start of the route, to the millisecond.
     public var t: Double
     public var event: String?
     public var poi: String?
@@ -17,15 +18,16 @@ public struct GameEventLine: Encodable, Sendable {
     public var title: String?
 
     public init(_ event: EncounterEvent, withTitle: Bool = false) {
-        self.init(time: event.time, position: event.position, event: event.kind.rawValue)
+        self.init(secondsFromStart: event.secondsFromStart, position: event.position, event: event.kind.rawValue)
         poi = event.poi.id
         kind = event.poi.kind.rawValue
         if withTitle { title = event.poi.title }
     }
 
-    /// A position at `time` seconds; `event` names it as one (`"position"`) among events.
-    public init(time: Double, position: Coordinate, event: String? = nil) {
-        t = Self.rounded(time, digits: 3)
+    /// A position `secondsFromStart` into the route; `event` names it as one (`"position"`)
+    /// among events.
+    public init(secondsFromStart: Double, position: Coordinate, event: String? = nil) {
+        t = Self.rounded(secondsFromStart, digits: 3)
         lon = Self.rounded(position.longitude, digits: 7)
         lat = Self.rounded(position.latitude, digits: 7)
         self.event = event
@@ -42,6 +44,6 @@ public struct GameEventLine: Encodable, Sendable {
     /// included: a newline in a title must not end the line (or the server-sent event that
     /// carries it). "{}" if a number is not finite (a route's times and positions are).
     public var text: String {
-        (try? sortedJSON(.withoutEscapingSlashes)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        sortedJSONText() ?? "{}"
     }
 }

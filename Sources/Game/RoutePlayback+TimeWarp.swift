@@ -12,7 +12,7 @@ extension RoutePlayback {
 
     private init(warping route: RoutePlayback, by timeWarp: Double) {
         points = route.points
-        times = timeWarp == 1 ? route.times : route.times.map { $0 / timeWarp }
+        secondsFromStart = timeWarp == 1 ? route.secondsFromStart : route.secondsFromStart.map { $0 / timeWarp }
         noise = route.noise
         seed = route.seed
         name = route.name

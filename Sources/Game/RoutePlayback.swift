@@ -9,7 +9,7 @@ import Features
 /// same every run.
 ///
 /// Only the waypoints and their times are stored: positions are computed as they are asked
-/// for (`ticks(every:)` is a lazy sequence), so a route of a year at a tick of a
+/// for (`ticks(everySeconds:)` is a lazy sequence), so a route of a year at a tick of a
 /// millisecond costs no memory, only the time to walk it.
 public struct RoutePlayback: Sendable {
     /// Walking speeds accepted, in m/s (a snail to an airliner).
@@ -21,7 +21,7 @@ public struct RoutePlayback: Sendable {
 
     public let points: [Coordinate]
     /// Seconds from the start at each point.
-    public let times: [Double]
+    public let secondsFromStart: [Double]
     public var noise: Double
     public var seed: UInt64
     /// The file it came from (or "route"), for messages.
@@ -57,7 +57,7 @@ public struct RoutePlayback: Sendable {
             }
             t.append(time)
         }
-        self.times = t
+        self.secondsFromStart = t
     }
 
     /// The first track, route or line string of a GPX (or any feature file), with its times;
@@ -123,37 +123,37 @@ public struct RoutePlayback: Sendable {
     }
 
     /// Seconds from the first point to the last (finite, 0 or more).
-    public var duration: Double { times.last ?? 0 }
+    public var durationSeconds: Double { secondsFromStart.last ?? 0 }
 
-    /// Where the walker is at `time` (clamped to the route), before noise.
-    public func position(at time: Double) -> Coordinate {
+    /// Where the walker is `seconds` from the start (clamped to the route), before noise.
+    public func position(atSeconds time: Double) -> Coordinate {
         guard let last = points.last, let first = points.first else { return Coordinate(latitude: 0, longitude: 0) }
         if !(time > 0) { return first }  // NaN too
-        if time >= duration { return last }
+        if time >= durationSeconds { return last }
         // The leg containing `time` (binary search).
-        var low = 0, high = times.count - 1
+        var low = 0, high = secondsFromStart.count - 1
         while high - low > 1 {
             let mid = (low + high) / 2
-            if times[mid] <= time { low = mid } else { high = mid }
+            if secondsFromStart[mid] <= time { low = mid } else { high = mid }
         }
-        let span = times[high] - times[low]
-        let f = span > 0 ? (time - times[low]) / span : 1
+        let span = secondsFromStart[high] - secondsFromStart[low]
+        let f = span > 0 ? (time - secondsFromStart[low]) / span : 1
         let a = points[low], b = points[high]
         return Coordinate(latitude: a.latitude + f * (b.latitude - a.latitude), longitude: a.longitude + f * (b.longitude - a.longitude))
     }
 
-    /// How many positions `ticks(every: tick)` gives: one every `tick` from 0, and the end.
-    /// nil when `tick` is not a number above 0, or the count is beyond `Int`.
-    public func tickCount(every tick: Double) -> Int? {
+    /// How many positions `ticks(everySeconds: tick)` gives: one every `tick` seconds from 0,
+    /// and the end. nil when `tick` is not a number above 0, or the count is beyond `Int`.
+    public func tickCount(everySeconds tick: Double) -> Int? {
         guard tick.isFinite, tick > 0 else { return nil }
-        let steps = (duration / tick).rounded(.up)
+        let steps = (durationSeconds / tick).rounded(.up)
         guard steps.isFinite, steps < 9e18 else { return nil }
         return Int(steps) + 1
     }
 
     /// Positions every `tick` seconds from 0 to the end (the end included), with noise, made
     /// one at a time. A `tick` that is not a number above 0 gives the start and the end.
-    public func ticks(every tick: Double) -> Ticks { Ticks(playback: self, tick: tick) }
+    public func ticks(everySeconds tick: Double) -> Ticks { Ticks(playback: self, tick: tick) }
 
     /// The positions of a playback, computed as they are iterated.
     public struct Ticks: Sequence, Sendable {
@@ -175,14 +175,14 @@ public struct RoutePlayback: Sendable {
                 rng = SeededRandom(seed: playback.seed)
             }
 
-            public mutating func next() -> (time: Double, position: Coordinate)? {
+            public mutating func next() -> (secondsFromStart: Double, position: Coordinate)? {
                 guard !finished else { return nil }
-                let duration = playback.duration
+                let duration = playback.durationSeconds
                 // step * tick, not a running sum: no drift, and an infinite tick jumps to the end.
                 let t = step == 0 ? 0 : Swift.min(duration, Double(step) * tick)
                 if t >= duration { finished = true }
                 step += 1
-                return (t, playback.noisy(playback.position(at: t), &rng))
+                return (t, playback.noisy(playback.position(atSeconds: t), &rng))
             }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TileMath
 import TileServer
 import CMicroHTTPDShim
 
@@ -67,7 +68,7 @@ final class ConnectionWatch: Sendable {
     func start() {
         let thread = Thread { [self] in
             while running.load(ordering: .relaxed) {
-                Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
+                Thread.sleep(forTimeInterval: interval.seconds)
                 sweep()
             }
         }

@@ -112,7 +112,8 @@ public struct GameSpec: Sendable {
     /// Route name → absolute path of its GPX file.
     public var routes: [String: String]
     public var speed: Double = 1.4
-    public var tick: Double = 1
+    /// Seconds between positions (`"tick"`).
+    public var tickSeconds: Double = 1
     public var timeWarp: Double = 1
     /// A route the viewer starts playing when it opens.
     public var autoplay: String?

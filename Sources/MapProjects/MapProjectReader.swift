@@ -312,7 +312,7 @@ public enum MapProjectReader {
             }
             var spec = GameSpec(pois: pois, routes: routes)
             // The ranges playback accepts, checked here so a map never loads that /play refuses.
-            for (key, range, keyPath) in [("speed", RoutePlayback.speedRange, \GameSpec.speed), ("tick", Simulation.tickRange, \GameSpec.tick),
+            for (key, range, keyPath) in [("speed", RoutePlayback.speedRange, \GameSpec.speed), ("tick", Simulation.tickSecondsRange, \GameSpec.tickSeconds),
                                           ("time-warp", RoutePlayback.timeWarpRange, \GameSpec.timeWarp)] {
                 guard let v = number(o[key], path + "." + key) else { continue }
                 if range.contains(v) { spec[keyPath: keyPath] = v } else { fail(path + "." + key, "\(v) is outside \(range.lowerBound)-\(range.upperBound)") }

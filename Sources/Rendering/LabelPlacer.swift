@@ -167,7 +167,7 @@ struct LabelPlacer: Sendable {
         let elapsed = ContinuousClock.now - started
         return LabelPlacement(zoom: zoom, tileSize: tileSize, scale: scale, labels: placed, namedFeatures: namedFeatures,
                               labelledFeatures: labelled.count,
-                              milliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15,
+                              milliseconds: elapsed.seconds * 1000,
                               grid: labelGrid)
     }
 

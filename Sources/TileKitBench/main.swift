@@ -85,7 +85,7 @@ func benchCodecs(path: String, tileSize: Int, minimum: Double) {
                 count += 1
             }
         } while (clock.now - start).seconds < minimum
-        print(#"{"codec":"\#(name)","tiles_per_second":\#(Double(count) / (clock.now - start).seconds),"mean_bytes":\#(bytes / count),"tiles":\#(tiles.count)}"#)
+        printJSONLine(CodecRate(codec: name, tilesPerSecond: Double(count) / (clock.now - start).seconds, meanBytes: bytes / count, tiles: tiles.count))
     }
 }
 
@@ -106,7 +106,7 @@ func makeTiles(directory: String, bbox: String, zoom: String) async {
             }
         }
         try writer.finish(metadata: TileSetMetadata(name: "bench", format: .png, minZoom: z[0], maxZoom: z.last!))
-        print(#"{"tiles":\#(count)}"#)
+        printJSONLine(TilesWritten(tiles: count))
     } catch {
         fail("\(error)")
     }
@@ -153,14 +153,11 @@ func read(path: String, minimum: Double, concurrency: Int, warm: Bool) async {
             (count, bytes) = totals
         }
         let elapsed = (clock.now - start).seconds
-        // Range requests: to open and list the file, to read every tile once (--warm), while timed; and in all.
-        var requests = "null"
-        if let remote {
-            let total = remote.rangeRequests
-            requests = #"{"open_and_list":\#(listed),"warm_up":\#(requestsBefore - listed),"timed":\#(total - requestsBefore),"total":\#(total)}"#
+        let requests = remote.map {
+            StoreReadRate.RangeRequests(openAndList: listed, warmUp: requestsBefore - listed, timed: $0.rangeRequests - requestsBefore, total: $0.rangeRequests)
         }
-        let leaves = remote.map { "\($0.cachedDirectories.directories)" } ?? "null"
-        print(#"{"store":"\#(path)","tiles_per_second":\#(Double(count) / elapsed),"tiles":\#(tiles.count),"reads":\#(count),"bytes":\#(bytes),"range_requests":\#(requests),"cached_leaves":\#(leaves)}"#)
+        printJSONLine(StoreReadRate(store: path, tilesPerSecond: Double(count) / elapsed, tiles: tiles.count, reads: count, bytes: bytes,
+                                    rangeRequests: requests, cachedLeaves: remote?.cachedDirectories.directories))
     } catch {
         fail("\(error)")
     }
@@ -206,7 +203,7 @@ func snapshots(template: String, count: Int, cache: String?) async {
         let start = clock.now
         for _ in 0..<count { bytes += try await render() }
         let elapsed = (clock.now - start).seconds
-        print(#"{"images":\#(count),"ms_per_image":\#(elapsed * 1000 / Double(count)),"mean_bytes":\#(bytes / count)}"#)
+        printJSONLine(SnapshotRate(images: count, msPerImage: elapsed * 1000 / Double(count), meanBytes: bytes / count))
     } catch {
         fail("\(error)")
     }
@@ -237,11 +234,11 @@ func featureTiles(path: String, bbox: String, zoom: Int, minimum: Double) async 
         // Label placement over the whole layer, per zoom, each on a fresh index (what the
         // first tile of a zoom waits for); one placement first warms fontconfig and Pango.
         _ = LabelIndex(layers: [LabelIndex.Layer(features: features, renderer: renderer)]).placement(zoom: Double(zoom))
-        let labelTimes = (max(0, zoom - 3)...min(22, zoom + 2)).map { z -> String in
-            let placement = LabelIndex(layers: [LabelIndex.Layer(features: features, renderer: renderer)]).placement(zoom: Double(z))
-            return "\"\(z)\":{\"ms\":\((placement.milliseconds * 100).rounded() / 100),\"named\":\(placement.namedFeatures),\"labelled\":\(placement.labelledFeatures)}"
+        let labelTimes = (max(0, zoom - 3)...min(22, zoom + 2)).map { z in
+            LabelPlacementCounts(LabelIndex(layers: [LabelIndex.Layer(features: features, renderer: renderer)]).placement(zoom: Double(z)))
         }
-        print(#"{"tiles":\#(tiles.count),"features":\#(features.count),"drawn_per_second":\#(drawn),"png_per_second":\#(encoded),"mean_bytes":\#(meanBytes),"label_placement":{\#(labelTimes.joined(separator: ","))}}"#)
+        printJSONLine(FeatureTileRate(tiles: tiles.count, features: features.count, drawnPerSecond: drawn, pngPerSecond: encoded,
+                                      meanBytes: meanBytes, labelPlacement: labelTimes))
     } catch {
         fail("\(error)")
     }

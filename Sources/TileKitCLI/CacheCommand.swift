@@ -30,10 +30,7 @@ enum CacheCommand: Command {
             let cache = try TileCacheStore(path: path)
             switch action {
             case "info":
-                let s = try cache.summary()
-                func date(_ t: Double?) -> String { t.map { "\"\(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: $0)))\"" } ?? "null" }
-                io.write(JSON.object([("tiles", "\(s.tiles)"), ("bytes", "\(s.bytes)"), ("expired", "\(s.expired)"),
-                                      ("oldest_fetch", date(s.oldestFetch)), ("newest_fetch", date(s.newestFetch))]))
+                io.write(CacheInfoReport(try cache.summary()).sortedJSONLine)
             case "clear":
                 let before = try cache.summary().tiles
                 try cache.clear()

@@ -96,13 +96,3 @@ extension Command {
         }
     }
 }
-
-/// Compact JSON for one-line outputs that scripts read.
-enum JSON {
-    static func object(_ pairs: [(String, String)]) -> String {
-        "{" + pairs.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
-    }
-
-    /// A finite number as the shortest text that reads back exactly (JSON has no NaN).
-    static func number(_ value: Double) -> String { value.description }
-}

@@ -87,10 +87,9 @@ enum MergeCommand: Command {
         let seconds = (clock.now - start).seconds
         let total = report.copied + report.made
         if arguments.flag("json") {
-            var pairs = [("tiles", "\(total)"), ("copied", "\(report.copied)"), ("made", "\(report.made)"),
-                         ("identical", "\(report.identical)"), ("conflicts", "\(report.conflicts)"), ("seconds", JSON.number(seconds))]
-            if let record = merge.record { pairs += [("shards", "\(record.shard.count)"), ("split_zoom", "\(record.splitZoom)")] }
-            io.write(JSON.object(pairs))
+            io.write(MergeRunReport(tiles: total, copied: report.copied, made: report.made, identical: report.identical,
+                                 conflicts: report.conflicts, seconds: seconds,
+                                 shards: merge.record?.shard.count, splitZoom: merge.record?.splitZoom).sortedJSONLine)
         } else if !arguments.flag("quiet") {
             var line = "\(out): \(total) tiles (\(kind.rawValue))"
             if let record = merge.record {

@@ -127,11 +127,10 @@ enum PyramidCommand: Command {
         let seconds = (clock.now - start).seconds
         let split = builder.plan.map { plan in (shard: "\(plan.splitZoom)", zooms: "\(builder.lowestZoom)-\(builder.zooms.upperBound)") }
         if arguments.flag("json") {
-            var pairs = [("tiles", "\(report.written)"), ("empty", "\(report.empty)"), ("reused", "\(report.reused)"),
-                         ("bytes", "\(report.bytes)"), ("minzoom", "\(report.zooms.lowerBound)"), ("maxzoom", "\(report.zooms.upperBound)"),
-                         ("seconds", JSON.number(seconds))]
-            if let spec = options.shard, let split { pairs += [("shard", "\"\(spec)\""), ("split_zoom", split.shard)] }
-            io.write(JSON.object(pairs))
+            let shard = options.shard.flatMap { spec in builder.plan.map { (spec: spec.description, splitZoom: $0.splitZoom) } }
+            io.write(PyramidRunReport(tiles: report.written, empty: report.empty, reused: report.reused, bytes: report.bytes,
+                                   minZoom: report.zooms.lowerBound, maxZoom: report.zooms.upperBound, seconds: seconds,
+                                   shard: shard?.spec, splitZoom: shard?.splitZoom).sortedJSONLine)
         } else if !quiet {
             io.writeError("\(report.written) tiles written (\(report.empty) empty skipped\(report.reused > 0 ? ", \(report.reused) from the earlier run" : "")), zooms \(split?.zooms ?? "\(report.zooms.lowerBound)-\(report.zooms.upperBound)"), \(String(format: "%.1f", seconds)) s")
             if let spec = options.shard, let split {

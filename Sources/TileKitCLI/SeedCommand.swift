@@ -70,15 +70,10 @@ enum SeedCommand: Command {
         if arguments.flag("dry-run") {
             let estimate = await sampleSize(seeder)
             let perZoom = zooms.map { zoom in
-                ("\(zoom)", "\(TileRange.covering(box, zoom: zoom).reduce(0) { $0 + $1.reduce(0) { $0 + (seeder.fetches($1) ? 1 : 0) } })")
+                ZoomTiles(zoom: zoom, tiles: TileRange.covering(box, zoom: zoom).reduce(0) { $0 + $1.reduce(0) { $0 + (seeder.fetches($1) ? 1 : 0) } })
             }
-            var pairs: [(String, String)] = [("tiles", "\(total)"), ("zooms", JSON.object(perZoom))]
-            if let estimate {
-                pairs += [("estimated_bytes", "\(estimate.average * total)"), ("sampled_tiles", "\(estimate.samples)")]
-            } else {
-                pairs += [("estimated_bytes", "null"), ("sampled_tiles", "0")]
-            }
-            io.write(JSON.object(pairs))
+            io.write(SeedEstimateReport(tiles: total, zooms: perZoom, estimatedBytes: estimate.map { saturatingProduct($0.average, total) },
+                                        sampledTiles: estimate?.samples ?? 0).sortedJSONLine)
             return
         }
         guard total <= maxTiles else {

@@ -76,7 +76,7 @@ enum ValidateCommand: Command {
             if arguments.flag("json") {
                 let report = ValidateReport(file: file, ok: problems.isEmpty,
                                             problems: problems.map { ValidateReport.Problem(path: $0.place, message: $0.reason) },
-                                            labels: arguments.flag("labels") ? labels.map(ValidateReport.Labels.init) : nil)
+                                            labels: arguments.flag("labels") ? labels.map(LabelPlacementCounts.init) : nil)
                 io.write(report.sortedJSONLine)
             } else if problems.isEmpty {
                 io.write("\(file): ok (\(summary))")

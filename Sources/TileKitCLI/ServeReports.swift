@@ -11,25 +11,10 @@ struct ValidateReport: Encodable {
         var message: String
     }
 
-    struct Labels: Encodable {
-        var zoom: Int
-        var named: Int
-        var labelled: Int
-        /// Placement time, rounded to 0.1 ms.
-        var ms: Double
-
-        init(_ placement: LabelPlacement) {
-            zoom = Int(placement.zoom)
-            named = placement.namedFeatures
-            labelled = placement.labelledFeatures
-            ms = (placement.milliseconds * 10).rounded() / 10
-        }
-    }
-
     var file: String
     var ok: Bool
     var problems: [Problem]
-    var labels: [Labels]?
+    var labels: [LabelPlacementCounts]?
 }
 
 /// The line `serve --json` prints once it listens: where, and each map's viewer and tiles.
@@ -49,7 +34,5 @@ struct ServeReadyReport: Encodable {
 extension Encodable {
     /// Compact JSON with sorted keys and unescaped slashes (what the CLI prints), or "" if
     /// the value cannot be encoded (a non-finite number).
-    var sortedJSONLine: String {
-        (try? sortedJSON(.withoutEscapingSlashes)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-    }
+    var sortedJSONLine: String { sortedJSONText() ?? "" }
 }

@@ -47,38 +47,38 @@ enum SimulateCommand: Command {
             return value
         }
         let speed = try number("speed", "1.4", RoutePlayback.speedRange, " m/s")
-        let tick = try number("tick", "1", Simulation.tickRange, " s")
+        let tickSeconds = try number("tick", "1", Simulation.tickSecondsRange, " s")
         let warp = try number("time-warp", "1", RoutePlayback.timeWarpRange, "")
         let noise = try number("noise", "0", RoutePlayback.noiseRange, " m")
         let hysteresis = try number("hysteresis", "2", 0...10_000, " m")
-        let dwell = try number("dwell", "0", 0...86_400, " s")
+        let dwellSeconds = try number("dwell", "0", 0...86_400, " s")
         let seed = UInt64(try Parse.count(arguments.values["seed"] ?? "1", "seed", 0...Int.max))
         var simulation: Simulation
         do {
             let playback = try RoutePlayback.load(gpx, speed: speed, timeWarp: warp, noise: noise, seed: seed)
-            simulation = try Simulation(playback: playback, pois: try PointsOfInterest.load(poisPath), tick: tick)
+            simulation = try Simulation(playback: playback, pois: try PointsOfInterest.load(poisPath), tickSeconds: tickSeconds)
         } catch {
             throw CLIError(error)
         }
         simulation.hysteresisMeters = hysteresis
-        simulation.dwellSeconds = dwell
+        simulation.dwellSeconds = dwellSeconds
         let positions = arguments.flag("positions")
-        var lap = 0.0
+        var lapSeconds = 0.0
         repeat {
             let started = ContinuousClock.now
-            for step in simulation.steps(offset: lap) {
+            for step in simulation.steps(offsetSeconds: lapSeconds) {
                 switch step {
                 case .encounter(let event):
                     io.write(Simulation.jsonLine(event))
-                case .position(let time, let p):
-                    if positions { io.write(GameEventLine(time: time, position: p, event: "position").text) }
+                case .position(let seconds, let p):
+                    if positions { io.write(GameEventLine(secondsFromStart: seconds, position: p, event: "position").text) }
                     if arguments.flag("loop") {
-                        let due = started + .seconds(time - lap)
+                        let due = started + .seconds(seconds - lapSeconds)
                         if due > ContinuousClock.now { try? await Task.sleep(until: due) }
                     }
                 }
             }
-            lap += simulation.playback.duration + simulation.tick
+            lapSeconds += simulation.playback.durationSeconds + simulation.tickSeconds
         } while arguments.flag("loop")
     }
 }

@@ -52,8 +52,7 @@ enum StitchCommand: Command {
                                          (stem.appendingPathExtension(world).path, Array(georeference.worldFileText.utf8)),
                                          (stem.appendingPathExtension("json").path, Array(sidecar.encoded()))])
             if arguments.flag("json") {
-                io.write(JSON.object([("image", "\"\(output)\""), ("width", "\(image.width)"), ("height", "\(image.height)"), ("zoom", "\(zoom)"),
-                                      ("tiles", "\(range.count)")]))
+                io.write(StitchReport(image: output, width: image.width, height: image.height, zoom: zoom, tiles: range.count).sortedJSONLine)
             } else {
                 io.write(output)
             }
@@ -153,7 +152,7 @@ enum SplitCommand: Command {
             throw CLIError(error, .writing, out)
         }
         if arguments.flag("json") {
-            io.write(JSON.object([("changed", "\(changed.count)"), ("unchanged", "\(unchanged)"), ("copied", "\(copied)"), ("parents", "\(rebuilt)")]))
+            io.write(SplitReport(changed: changed.count, unchanged: unchanged, copied: copied, parents: rebuilt).sortedJSONLine)
         } else {
             io.write("\(out): \(changed.count) tiles changed, \(unchanged) unchanged\(rebuilt > 0 ? ", \(rebuilt) parents redrawn" : "")")
         }

@@ -49,7 +49,7 @@ enum InfoCommand: Command {
     Usage: tilekit info STORE [--scheme xyz|tms]
 
     Prints JSON: name, format, scheme, tile size, bounds, center, zoom range, attribution,
-    and the tile count and bytes per zoom. STORE is a folder of z/x/y tiles, an .mbtiles or
+    the tile count and bytes in all, and per zoom as "zooms": [{"bytes", "tiles", "zoom"}, ...]. STORE is a folder of z/x/y tiles, an .mbtiles or
     a .pmtiles file, or the http(s):// URL of a .pmtiles file (read with range requests;
     exit 74 when it cannot be reached, 65 when it is not a valid PMTiles file).
 
@@ -70,28 +70,8 @@ enum InfoCommand: Command {
         }
         let m = source.metadata
         for warning in m.warnings { io.writeError("\(arguments.positionals[0]): warning: \(warning)") }
-        var object: [String: Any] = [
-            "name": m.name, "scheme": m.scheme.rawValue, "tile_size": m.tileSize,
-            "minzoom": m.minZoom, "maxzoom": m.maxZoom, "kind": (try? TileStoreKind(path: arguments.positionals[0]).rawValue) ?? "",
-            "tiles": saturatingSum(perZoom.values.map(\.tiles)), "bytes": saturatingSum(perZoom.values.map(\.bytes)),
-            "zooms": Dictionary(uniqueKeysWithValues: perZoom.map { ("\($0.key)", ["tiles": $0.value.tiles, "bytes": $0.value.bytes]) }),
-        ]
-        object["format"] = m.format?.fileExtension ?? NSNull()
-        object["bounds"] = m.bounds.map { [$0.west, $0.south, $0.east, $0.north] } ?? NSNull()
-        let center = m.center ?? m.bounds?.center
-        object["center"] = center.map { [$0.longitude, $0.latitude, Double(m.centerZoom ?? m.minZoom)] } ?? NSNull()
-        object["attribution"] = m.attribution ?? NSNull()
-        if !m.warnings.isEmpty { object["warnings"] = m.warnings }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data()
-        io.write(String(decoding: data, as: UTF8.self))
-    }
-}
-
-/// The sum, or `Int.max` when it would overflow (counts of a hostile PMTiles run can be huge).
-private func saturatingSum(_ values: [Int]) -> Int {
-    values.reduce(0) { total, value in
-        let (sum, overflow) = total.addingReportingOverflow(value)
-        return overflow ? .max : sum
+        let kind = (try? TileStoreKind(path: arguments.positionals[0]).rawValue) ?? ""
+        io.write(StoreInfoReport(m, kind: kind, perZoom: perZoom).sortedJSONText(.prettyPrinted) ?? "")
     }
 }
 

@@ -11,7 +11,7 @@ enum TileAt: Command {
            tilekit tile at LON,LAT --zoom Z
            tilekit tile at - --zoom Z        (one "LON LAT" or "LON,LAT" per stdin line)
 
-    Prints {"z":Z,"x":X,"y":Y}: the XYZ tile at zoom Z (0-30) containing the coordinate,
+    Prints {"x":X,"y":Y,"z":Z}: the XYZ tile at zoom Z (0-30) containing the coordinate,
     as mercantile.tile does. Coordinates are longitude first (GeoJSON order).
 
     Options:
@@ -24,7 +24,7 @@ enum TileAt: Command {
         let input = arguments.positionals.joined(separator: ",")
         try eachInput(input, io: io) { text throws(CLIError) in
             let tile = TileID(containing: try Parse.coordinate(text), zoom: zoom)
-            io.write(JSON.object([("z", "\(tile.z)"), ("x", "\(tile.x)"), ("y", "\(tile.y)")]))
+            io.write(TileReport(tile).sortedJSONLine)
         }
     }
 }
@@ -38,7 +38,7 @@ enum TileBounds: Command {
     Usage: tilekit tile bounds Z/X/Y [--meters]
            tilekit tile bounds - [--meters]     (one Z/X/Y per stdin line)
 
-    Prints {"west":W,"south":S,"east":E,"north":N} in degrees (mercantile.bounds), or in
+    Prints {"east":E,"north":N,"south":S,"west":W} in degrees (mercantile.bounds), or in
     Web Mercator meters with --meters (mercantile.xy_bounds).
 
     Options:
@@ -49,16 +49,15 @@ enum TileBounds: Command {
         try expectPositionals(arguments, 1...1, "tile Z/X/Y")
         try eachInput(arguments.positionals[0], io: io) { text throws(CLIError) in
             let tile = try Parse.tile(text)
-            let (w, s, e, n): (Double, Double, Double, Double)
+            let edges: EdgesReport
             if arguments.flag("meters") {
                 let b = tile.mercatorBounds
-                (w, s, e, n) = (b.west, b.south, b.east, b.north)
+                edges = EdgesReport(west: b.west, south: b.south, east: b.east, north: b.north)
             } else {
                 let b = tile.bounds
-                (w, s, e, n) = (b.west, b.south, b.east, b.north)
+                edges = EdgesReport(west: b.west, south: b.south, east: b.east, north: b.north)
             }
-            io.write(JSON.object([("west", JSON.number(w)), ("south", JSON.number(s)),
-                                  ("east", JSON.number(e)), ("north", JSON.number(n))]))
+            io.write(edges.sortedJSONLine)
         }
     }
 }
@@ -80,7 +79,7 @@ enum TileList: Command {
       -b, --bbox W,S,E,N   the box in degrees, GeoJSON order (required)
       -z, --zoom A-B       a zoom (13) or an inclusive range (13-16), 0-30 (required)
       --tms                print TMS rows (counted from the south, as MBTiles stores them)
-      --count              print {"13":n,"14":n,...} instead of the tiles
+      --count              print {"tiles":TOTAL,"zooms":[{"tiles":n,"zoom":13},...]} instead
     """
 
     /// Above this many tiles a listing is surely a mistake; --count still answers.
@@ -92,8 +91,7 @@ enum TileList: Command {
         try eachInput(try required(arguments, "bbox"), io: io) { text throws(CLIError) in
             let box = try Parse.boundingBox(text)
             if arguments.flag("count") {
-                let counts = TileRange.counts(covering: box, zooms: zooms)
-                io.write(JSON.object(zooms.map { ("\($0)", "\(counts[$0]!)") }))
+                io.write(TileCountReport(TileRange.counts(covering: box, zooms: zooms), zooms: zooms).sortedJSONLine)
                 return
             }
             let total = TileRange.counts(covering: box, zooms: zooms).values.reduce(0, +)

@@ -52,7 +52,7 @@ extension FuzzTarget {
             guard case .lineString(let points) = feature.geometry else { continue }
             let times = feature.trackPoints?.times ?? []
             guard let playback = try? RoutePlayback(points: points, times: times.count == points.count ? times : []) else { continue }
-            for fraction in [0.0, 0.25, 0.5, 1.0] { _ = playback.position(at: playback.duration * fraction) }
+            for fraction in [0.0, 0.25, 0.5, 1.0] { _ = playback.position(atSeconds: playback.durationSeconds * fraction) }
             return
         }
     }

@@ -10,4 +10,10 @@ extension Encodable {
         encoder.outputFormatting = formatting.union(.sortedKeys)
         return try encoder.encode(self)
     }
+
+    /// `sortedJSON` as text, with slashes left unescaped (what TileKit prints and streams),
+    /// plus any other `formatting` (`.prettyPrinted`); nil when a number is not finite.
+    public func sortedJSONText(_ formatting: JSONEncoder.OutputFormatting = []) -> String? {
+        (try? sortedJSON(formatting.union(.withoutEscapingSlashes))).map { String(decoding: $0, as: UTF8.self) }
+    }
 }

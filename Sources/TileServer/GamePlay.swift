@@ -21,32 +21,37 @@ extension TileServer {
         let simulation: Simulation
         do {
             // The route was read when the map was opened; only its warp is this request's.
-            simulation = try Simulation(playback: try route.warped(by: warp), pois: map.pois, tick: game.tick / warp)
+            simulation = try Simulation(playback: try route.warped(by: warp), pois: map.pois, tickSeconds: game.tickSeconds / warp)
         } catch {
             return .text(500, "route \(routeName): \(error)")
         }
         let loop = request.query["loop"] == "1"
         return HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no")]) { stream in
             stream.write("retry: 3000\n\n")
-            var lap = 0.0
+            var lapSeconds = 0.0
             repeat {
                 let started = ContinuousClock.now
-                for step in simulation.steps(offset: lap) {
+                for step in simulation.steps(offsetSeconds: lapSeconds) {
                     if stream.isClosed { return }
                     switch step {
-                    case .position(let time, let p):
-                        let due = started + .milliseconds(Int((time - lap) * 1000))
+                    case .position(let seconds, let p):
+                        let due = started + .milliseconds(Int((seconds - lapSeconds) * 1000))
                         if due > ContinuousClock.now { try? await Task.sleep(until: due) }
-                        stream.write("event: position\ndata: \(GameEventLine(time: time, position: p).text)\n\n")
+                        stream.write("event: position\ndata: \(GameEventLine(secondsFromStart: seconds, position: p).text)\n\n")
                     case .encounter(let event):
                         let line = Simulation.jsonLine(event, withTitle: true)
                         stream.write("event: \(event.kind.rawValue)\ndata: \(line)\n\n")
                     }
                 }
-                stream.write("event: end\ndata: {\"route\":\"\(routeName)\"}\n\n")
-                lap += simulation.playback.duration + simulation.tick
+                stream.write("event: end\ndata: \(PlayEnd(route: routeName).sortedJSONText() ?? "{}")\n\n")
+                lapSeconds += simulation.playback.durationSeconds + simulation.tickSeconds
             } while loop && !stream.isClosed
         }
+    }
+
+    /// The data of `/play`'s last event, `{"route":NAME}`: the route that ended.
+    struct PlayEnd: Encodable {
+        var route: String
     }
 
     /// `/maps/{map}/warps/{station}.json`: the stations a warp zone leads to (those sharing a line).

@@ -19,9 +19,9 @@ func east(_ meters: Double) -> Coordinate {
     @Test(arguments: [0.5, 1.0, 7.0])
     func eventsAreWhereTheCircleIsCrossed(tick: Double) throws {
         let playback = try RoutePlayback(points: [east(-50), east(50)], speed: 1)
-        let events = try Simulation(playback: playback, pois: [goblin], tick: tick).events
+        let events = try Simulation(playback: playback, pois: [goblin], tickSeconds: tick).events
         #expect(events.map(\.kind) == [.enter, .exit])
-        #expect(abs(events[0].time - 40) < 0.05 && abs(events[1].time - 62) < 0.05, "\(events.map(\.time))")
+        #expect(abs(events[0].secondsFromStart - 40) < 0.05 && abs(events[1].secondsFromStart - 62) < 0.05, "\(events.map(\.secondsFromStart))")
         #expect(abs(Geodesy.haversineDistance(events[0].position, centre) - 10) < 0.05)
         #expect(abs(Geodesy.haversineDistance(events[1].position, centre) - 12) < 0.05)
     }
@@ -31,24 +31,24 @@ func east(_ meters: Double) -> Coordinate {
         var tracker = EncounterTracker(pois: [goblin])
         var kinds = [EncounterEvent.Kind]()
         for (t, d) in [(0.0, -20.0), (1, -9), (2, -11), (3, -9.5), (4, -11.5), (5, -9), (6, -13), (7, -9)] {
-            kinds += tracker.update(east(d), at: t).map(\.kind)
+            kinds += tracker.update(east(d), atSeconds: t).map(\.kind)
         }
         #expect(kinds == [.enter, .exit, .enter])
     }
 
     @Test func dwellDelaysTheEnterAndAShortVisitFiresNothing() throws {
         let playback = try RoutePlayback(points: [east(-50), east(50)], speed: 1)
-        var simulation = try Simulation(playback: playback, pois: [goblin], tick: 1)
+        var simulation = try Simulation(playback: playback, pois: [goblin], tickSeconds: 1)
         simulation.dwellSeconds = 5
         let events = simulation.events
-        #expect(events.first?.kind == .enter && abs(events[0].time - 45) < 0.05)
+        #expect(events.first?.kind == .enter && abs(events[0].secondsFromStart - 45) < 0.05)
         simulation.dwellSeconds = 30  // inside for 22 s only
         #expect(simulation.events.isEmpty)
     }
 
     @Test func startingInsideEntersAtOnce() {
         var tracker = EncounterTracker(pois: [goblin])
-        #expect(tracker.update(east(3), at: 0).map(\.kind) == [.enter])
+        #expect(tracker.update(east(3), atSeconds: 0).map(\.kind) == [.enter])
     }
 }
 
@@ -57,21 +57,21 @@ func east(_ meters: Double) -> Coordinate {
         let start = Date(timeIntervalSince1970: 1_700_000_000)
         let playback = try RoutePlayback(points: [east(0), east(100), east(300)],
                                          times: [start, start + 10, start + 30], timeWarp: 2)
-        #expect(playback.times == [0, 5, 15])
-        #expect(abs(Geodesy.haversineDistance(playback.position(at: 2.5), east(50))) < 0.5)
-        #expect(abs(Geodesy.haversineDistance(playback.position(at: 10), east(200))) < 0.5)
+        #expect(playback.secondsFromStart == [0, 5, 15])
+        #expect(abs(Geodesy.haversineDistance(playback.position(atSeconds: 2.5), east(50))) < 0.5)
+        #expect(abs(Geodesy.haversineDistance(playback.position(atSeconds: 10), east(200))) < 0.5)
         // Without times: walking speed.
         let walk = try RoutePlayback(points: [east(0), east(140)])
-        #expect(abs(walk.duration - 100) < 0.1)
-        #expect(walk.ticks(every: 30).map(\.time) == [0, 30, 60, 90, walk.duration])
+        #expect(abs(walk.durationSeconds - 100) < 0.1)
+        #expect(walk.ticks(everySeconds: 30).map(\.secondsFromStart) == [0, 30, 60, 90, walk.durationSeconds])
     }
 
     @Test func noiseIsSeeded() throws {
-        let a = try RoutePlayback(points: [east(0), east(100)], noise: 5, seed: 7).ticks(every: 10).map(\.position)
-        let b = try RoutePlayback(points: [east(0), east(100)], noise: 5, seed: 7).ticks(every: 10).map(\.position)
-        let c = try RoutePlayback(points: [east(0), east(100)], noise: 5, seed: 8).ticks(every: 10).map(\.position)
+        let a = try RoutePlayback(points: [east(0), east(100)], noise: 5, seed: 7).ticks(everySeconds: 10).map(\.position)
+        let b = try RoutePlayback(points: [east(0), east(100)], noise: 5, seed: 7).ticks(everySeconds: 10).map(\.position)
+        let c = try RoutePlayback(points: [east(0), east(100)], noise: 5, seed: 8).ticks(everySeconds: 10).map(\.position)
         #expect(a == b && a != c)
-        let offsets = a.enumerated().map { Geodesy.haversineDistance($0.element, try! RoutePlayback(points: [east(0), east(100)]).position(at: Double($0.offset) * 10)) }
+        let offsets = a.enumerated().map { Geodesy.haversineDistance($0.element, try! RoutePlayback(points: [east(0), east(100)]).position(atSeconds: Double($0.offset) * 10)) }
         #expect(offsets.max()! < 25 && offsets.max()! > 0.1)
     }
 }
@@ -118,8 +118,8 @@ func east(_ meters: Double) -> Coordinate {
 
     @Test func loopsOffsetTheirTimes() throws {
         let playback = try RoutePlayback(points: [east(-50), east(50)], speed: 1)
-        let simulation = try Simulation(playback: playback, pois: [PointOfInterest(id: "g", kind: .monster, coordinate: centre)], tick: 1)
-        let second = simulation.steps(offset: 101).compactMap { if case .encounter(let e) = $0 { return e.time } else { return nil } }
+        let simulation = try Simulation(playback: playback, pois: [PointOfInterest(id: "g", kind: .monster, coordinate: centre)], tickSeconds: 1)
+        let second = simulation.steps(offsetSeconds: 101).compactMap { if case .encounter(let e) = $0 { return e.secondsFromStart } else { return nil } }
         #expect(abs(second[0] - 141) < 0.05)
     }
 }
@@ -128,7 +128,7 @@ func east(_ meters: Double) -> Coordinate {
 /// (a raw newline would end the line of `simulate --json` and the `/play` event).
 @Test func eventJSONLineEscapesControlCharacters() throws {
     let poi = PointOfInterest(id: "a\"b\\c", kind: .quest, coordinate: centre, title: "line one\nline two/\u{1}")
-    let event = EncounterEvent(time: 1.5, kind: .enter, poi: poi, position: centre)
+    let event = EncounterEvent(secondsFromStart: 1.5, kind: .enter, poi: poi, position: centre)
     let line = Simulation.jsonLine(event, withTitle: true)
     #expect(!line.contains("\n"))
     let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])

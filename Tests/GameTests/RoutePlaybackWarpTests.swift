@@ -13,14 +13,14 @@ import TileMath
         let read = try RoutePlayback(points: points, speed: 1.4)
         let built = try RoutePlayback(points: points, speed: 1.4, timeWarp: warp)
         let warped = try read.warped(by: warp)
-        #expect(warped.points == built.points && warped.times.count == built.times.count)
-        for (a, b) in zip(warped.times, built.times) { #expect(abs(a - b) <= 1e-12 * max(1, abs(b)), "\(a) vs \(b)") }
+        #expect(warped.points == built.points && warped.secondsFromStart.count == built.secondsFromStart.count)
+        for (a, b) in zip(warped.secondsFromStart, built.secondsFromStart) { #expect(abs(a - b) <= 1e-12 * max(1, abs(b)), "\(a) vs \(b)") }
     }
 
     @Test func aWarpOfOneIsTheSameRouteToTheBit() throws {
         let read = try RoutePlayback(points: points, speed: 1.4, noise: 3, seed: 9)
         let same = try read.warped(by: 1)
-        #expect(same.times == read.times && same.noise == 3 && same.seed == 9 && same.name == read.name)
+        #expect(same.secondsFromStart == read.secondsFromStart && same.noise == 3 && same.seed == 9 && same.name == read.name)
     }
 
     @Test func aWarpOutOfRangeIsRefusedNamingIt() throws {

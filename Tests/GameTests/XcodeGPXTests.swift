@@ -9,16 +9,16 @@ import TileMath
     @Test func timedWaypointsPlayAtTheirTimes() throws {
         let playback = try RoutePlayback.load(route("xcode-timed.gpx"))
         #expect(playback.points.count == 3)
-        #expect(playback.times == [0, 100, 110])
+        #expect(playback.secondsFromStart == [0, 100, 110])
         // Halfway in time along the first leg is halfway along it.
-        let middle = playback.position(at: 50)
+        let middle = playback.position(atSeconds: 50)
         #expect(abs(middle.latitude - 40.7653) < 1e-9 && abs(middle.longitude + 73.9733) < 1e-9)
     }
 
     @Test func untimedWaypointsAreWalkedAtTheSpeed() throws {
         let playback = try RoutePlayback.load(route("xcode-untimed.gpx"), speed: 1.4)
         let metres = Geodesy.haversineDistance(playback.points[0], playback.points[1]) + Geodesy.haversineDistance(playback.points[1], playback.points[2])
-        #expect(abs(playback.duration - metres / 1.4) < 1e-6)
+        #expect(abs(playback.durationSeconds - metres / 1.4) < 1e-6)
         #expect(playback.points.first == Coordinate(latitude: 40.7648, longitude: -73.9733))
     }
 
@@ -28,7 +28,7 @@ import TileMath
         #expect(text.contains("<wpt") && !text.contains("<trk"))
         let playback = try RoutePlayback.load(path)
         #expect(playback.points.count == 10)
-        #expect(playback.duration == 493)  // 16:00:00 to 16:08:13, a walk
+        #expect(playback.durationSeconds == 493)  // 16:00:00 to 16:08:13, a walk
     }
 
     /// Each bad file: the error names the file, the waypoint (index and line) and what is wrong.

@@ -84,14 +84,14 @@ struct ProjectFolder {
         let walk = try #require(opened.routes["walk"])
         #expect(walk.points.count == 2 && walk.name == fixture.file("walk.gpx").path)
         // Read at the game's speed (2 m/s), not the default 1.4.
-        #expect(abs(walk.duration - (try RoutePlayback.load(fixture.file("walk.gpx").path, speed: 2)).duration) < 1e-9)
+        #expect(abs(walk.durationSeconds - (try RoutePlayback.load(fixture.file("walk.gpx").path, speed: 2)).durationSeconds) < 1e-9)
         #expect(opened.stores.keys.contains(fixture.file("base").path))
         try FileManager.default.removeItem(at: fixture.file("pois.geojson"))
         try FileManager.default.removeItem(at: fixture.file("walk.gpx"))
         try FileManager.default.removeItem(at: fixture.file("pins.geojson"))
         let served = try ServedMap(opened)
         #expect(served.layer("pins")?.features.map(\.title) == ["Goblin"])
-        #expect(served.pois.map(\.id) == ["goblin"] && served.routes["walk"]?.times == walk.times)
+        #expect(served.pois.map(\.id) == ["goblin"] && served.routes["walk"]?.secondsFromStart == walk.secondsFromStart)
         #expect(throws: (any Error).self) { try ServedMap(opened.project) }
     }
 }

@@ -76,8 +76,8 @@ import TileSources
         let json = try JSONSerialization.jsonObject(with: Data(run.output.joined(separator: "\n").utf8)) as! [String: Any]
         #expect(json["kind"] as? String == "mbtiles" && json["format"] as? String == "png" && json["scheme"] as? String == "tms")
         #expect(json["minzoom"] as? Int == 2 && json["maxzoom"] as? Int == 4 && json["attribution"] as? String == "© test")
-        let zooms = json["zooms"] as! [String: [String: Int]]
-        #expect(zooms.keys.sorted() == ["2", "3", "4"] && zooms.values.map { $0["tiles"]! }.reduce(0, +) == json["tiles"] as? Int)
+        let zooms = try #require(json["zooms"] as? [[String: Int]])
+        #expect(zooms.map { $0["zoom"] } == [2, 3, 4] && zooms.map { $0["tiles"] ?? 0 }.reduce(0, +) == json["tiles"] as? Int)
         #expect((json["bounds"] as? [Double])?.count == 4)
         let notAStore = await CLIRun(["info", "/etc/hostname"])
         #expect(notAStore.exitCode == 65 && notAStore.error.contains("/etc/hostname: not a tile store"))
