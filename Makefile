@@ -92,7 +92,7 @@ bench: deps
 	python3 scripts/bench.py --json bench-results.json
 	python3 scripts/soak.py $(TILEKIT_RELEASE) --minutes 10
 
-# The scale curves of issue 15 (about 15 minutes; the first run also writes the 4096-32768 px
+# The scale curves of issue 15 (about 10 minutes; the first run also writes the 4096-32768 px
 # test images into .cache/bench-images, ~4 more): pyramid time and memory against image size,
 # 1 against 2 cores, serving from 32 to 1024 connections; plotted into docs/bench-*.png, the
 # figures in bench-curves.json (and a copy beside the plots).

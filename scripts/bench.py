@@ -103,6 +103,12 @@ def run_text(command):
         return None
 
 
+def binary_time(path):
+    if not os.path.exists(path):
+        return None
+    return datetime.datetime.fromtimestamp(os.path.getmtime(path), datetime.timezone.utc).isoformat(timespec="seconds")
+
+
 def machine_meta():
     commit = run_text(["git", "rev-parse", "HEAD"])
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True).stdout.strip() != ""
@@ -114,7 +120,11 @@ def machine_meta():
         "memory_gb": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1e9, 1),
         "kernel": platform.release(), "python": platform.python_version(),
         "open_files_limit": resource.getrlimit(resource.RLIMIT_NOFILE)[0],
-        "tools": {"tilekit": RELEASE, "nginx": run_text(["nginx", "-v"]), "wrk": run_text(["wrk", "-v"]),
+        # The binaries measured may be older than the commit (make bench rebuilds them; a
+        # direct run of this script does not): their build time says which.
+        "tilekit_binary": {"path": f"{RELEASE}/tilekit", "version": run_text([f"{RELEASE}/tilekit", "--version"]),
+                           "built_utc": binary_time(f"{RELEASE}/tilekit"), "bench_built_utc": binary_time(f"{RELEASE}/tilekit-bench")},
+        "tools": {"nginx": run_text(["nginx", "-v"]), "wrk": run_text(["wrk", "-v"]),
                   "gdal": run_text(["gdalinfo", "--version"]), "vips": run_text(["vips", "--version"])},
     }
 
@@ -527,7 +537,7 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
     random.Random(1).shuffle(tiles)
     record(section, "setup", {"bbox": bbox, "zooms": list(zooms), "tiles": len(tiles), "seconds_per_run": seconds, "wrk_threads": 2,
                               "connections": list(connections), "nginx_workers": 1, "tilekit_threads": "default (cores)",
-                              "tilekit_cache_mb": "default (128)", "order": "per connection count: TileKit, then nginx"})
+                              "tilekit_cache_mb": 128, "order": "per connection count: TileKit, then nginx"})
     for kind, label in SERVING_MIXES.items():
         upstream = f"{directory}/{kind}"
         started = time.perf_counter()

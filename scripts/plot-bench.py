@@ -107,18 +107,19 @@ def pyramid_cores(results, out):
 def serving_connections(results, out):
     section = results["sections"]["serving_connections"]
     mixes = [k for k in ("small", "large") if k in section]
-    figure, axes = plt.subplots(2, len(mixes), figsize=(5.5 * len(mixes), 7.5), squeeze=False)
+    figure, axes = plt.subplots(2, len(mixes), figsize=(5.5 * len(mixes), 8), squeeze=False)
     for column, kind in enumerate(mixes):
         mix = section[kind]["mix"]
+        notes = []
         for name, runs in section[kind]["runs"].items():
             counts = sorted(int(c) for c in runs)
             style = dict(color=COLOURS.get(name, "#555555"), marker="o", linewidth=2, label=LABELS.get(name, name))
             axes[0][column].plot(counts, [runs[str(c)]["requests_per_s"] for c in counts], **style)
             axes[1][column].plot(counts, [runs[str(c)]["p99_ms"] for c in counts], **style)
-            errors = sum(runs[str(c)]["errors"] for c in counts)
-            if errors:
-                axes[0][column].annotate(f"{errors} errors", (counts[-1], runs[str(counts[-1])]["requests_per_s"]), fontsize=8)
-        axes[0][column].set_title(f"{mix['tiles']} tiles, mean {mix['mean_kb']} KB ({mix['total_mb']} MB in all)", fontsize=10)
+            failed = [f"{runs[str(c)]['errors']} at {c}" for c in counts if runs[str(c)]["errors"]]
+            if failed:
+                notes.append((f"{LABELS.get(name, name)}: errors (wrk: non-2xx, timeouts, resets) " + ", ".join(failed), style["color"]))
+        axes[0][column].set_title(f"{kind} tiles: {mix['tiles']} PNGs, mean {mix['mean_kb']} KB ({mix['total_mb']} MB in all)", fontsize=10)
         axes[0][column].set_ylabel("requests per second")
         axes[0][column].set_ylim(bottom=0)
         axes[1][column].set_ylabel("p99 latency (ms, log scale)")
@@ -132,9 +133,12 @@ def serving_connections(results, out):
             axis.minorticks_off()
             axis.set_xlabel("open connections (wrk -t2, log scale)")
             axis.grid(True, alpha=0.3)
-            axis.legend(fontsize=8)
+        axes[1][column].legend(fontsize=8, loc="upper left")
+        for line, (note, colour) in enumerate(notes):
+            axes[0][column].text(0.5, -0.30 - 0.07 * line, note, transform=axes[0][column].transAxes, ha="center", fontsize=7, color=colour)
     setup = section.get("setup", {})
-    figure.suptitle(f"Serving cached tiles from 32 to 1024 connections, {setup.get('seconds_per_run', '?')} s per point, 127.0.0.1", fontsize=12)
+    figure.suptitle(f"Serving cached tiles from 32 to 1024 connections, {setup.get('seconds_per_run', '?')} s per point, 127.0.0.1"
+                    f" (TileKit's tile cache: {setup.get('tilekit_cache_mb', 128)} MB, its default)", fontsize=11)
     footer(figure, results["meta"], section)
     figure.tight_layout(rect=(0, 0.02, 1, 1))
     figure.savefig(f"{out}/bench-serving-connections.png", dpi=110)
