@@ -52,9 +52,9 @@ import io
 import json
 import os
 import platform
-import signal
 import random
 import resource
+import signal
 import socket
 import sqlite3
 import subprocess
