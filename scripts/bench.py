@@ -29,17 +29,32 @@ Sharded pyramid: the 8192 px image in 2 shards run as 2 processes at once, then 
 merge`, beside the unsharded build of the same image (the merged PMTiles must be the same
 file, byte for byte).
 
-Serving: wrk on a shuffled mix of ~1,650 cached tiles against `tilekit serve` (MBTiles),
-nginx (the same tiles as static files) and MapProxy under gunicorn (the same MBTiles).
+Serving: wrk on two shuffled mixes of ~1,650 cached tiles, small (10-20 KB, flat map-like
+colours) and large (~120 KB, photo-like grain), at 32 and 256 connections, against `tilekit
+serve` (MBTiles) and nginx (the same tiles as static files); MapProxy under gunicorn (the
+same MBTiles) on the small mix at 32 connections.
 
 Feature layers: ~330 polygons and lines per 256 px tile drawn by TileKit and by Mapnik
 (Debian python3-mapnik) with the same style, with and without PNG encoding.
+
+Every figure printed, and every ratio against a reference (with the issue 15 goal beside
+it), goes to one JSON file (--json, default bench-results.json) with the core count, the
+load average at start and end (and per section), the date and the commit.
+
+--curves (`make bench-curves`) measures the scale curves instead: pyramid time and peak
+memory for a 4096, 16384 and 32768 px image (TileKit, gdal2tiles and vips dzsave, the
+references stopped after --cap seconds), TileKit's pyramid on 1 and 2 cores, and serving
+from 32 to 1024 connections; scripts/plot-bench.py draws them into docs/*.png.
 """
+import argparse
+import datetime
 import io
 import json
 import os
+import platform
 import random
 import resource
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -51,6 +66,76 @@ from PIL import Image
 
 RELEASE = os.path.abspath(".build/release")
 SECONDS = 2.0
+# The deterministic test images are kept here between runs (the 32768 px one takes minutes to
+# write); the version changes when test_image draws something else.
+IMAGE_CACHE = os.path.abspath(".cache/bench-images")
+IMAGE_VERSION = 1
+
+# What this run measured: one entry per section (its figures, how long it took, the load
+# around it) and every ratio against a reference, written by write_results.
+RESULTS = {"meta": {}, "sections": {}, "ratios": []}
+
+
+def record(section, key, value):
+    RESULTS["sections"].setdefault(section, {})[key] = value
+
+
+def ratio(name, value, goal=None, better="higher", section=None):
+    """A ratio TileKit/reference (or reference/TileKit where `better` says so), with the
+    issue 15 goal it is held to, if any."""
+    entry = {"name": name, "value": round(value, 4), "better": better, "section": section}
+    if goal is not None:
+        entry["goal"] = goal
+        entry["met"] = value >= goal if better == "higher" else value <= goal
+    RESULTS["ratios"].append(entry)
+    return value
+
+
+def load_average():
+    return [round(v, 2) for v in os.getloadavg()]
+
+
+def run_text(command):
+    try:
+        out = subprocess.run(command, capture_output=True, text=True, timeout=20)
+        return (out.stdout + out.stderr).strip().splitlines()[0] if (out.stdout + out.stderr).strip() else ""
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def binary_time(path):
+    if not os.path.exists(path):
+        return None
+    return datetime.datetime.fromtimestamp(os.path.getmtime(path), datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def machine_meta():
+    commit = run_text(["git", "rev-parse", "HEAD"])
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True).stdout.strip() != ""
+    return {
+        "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "commit": commit, "uncommitted_changes": dirty,
+        "cores": os.cpu_count(), "cores_usable": len(os.sched_getaffinity(0)),
+        "load_average_start": load_average(),
+        "memory_gb": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1e9, 1),
+        "kernel": platform.release(), "python": platform.python_version(),
+        "open_files_limit": resource.getrlimit(resource.RLIMIT_NOFILE)[0],
+        # The binaries measured may be older than the commit (make bench rebuilds them; a
+        # direct run of this script does not): their build time says which.
+        "tilekit_binary": {"path": f"{RELEASE}/tilekit", "version": run_text([f"{RELEASE}/tilekit", "--version"]),
+                           "built_utc": binary_time(f"{RELEASE}/tilekit"), "bench_built_utc": binary_time(f"{RELEASE}/tilekit-bench")},
+        "tools": {"nginx": run_text(["nginx", "-v"]), "wrk": run_text(["wrk", "-v"]),
+                  "gdal": run_text(["gdalinfo", "--version"]), "vips": run_text(["vips", "--version"])},
+    }
+
+
+def write_results(path):
+    RESULTS["meta"]["load_average_end"] = load_average()
+    RESULTS["meta"]["date_utc_end"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    with open(path + ".tmp", "w") as f:
+        json.dump(RESULTS, f, indent=1)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
 
 
 def pillow_rate(tiles, save):
@@ -77,8 +162,9 @@ def start_nginx(directory, root, missing="=404"):
     Returns the process, to terminate, and the port."""
     port = free_port()
     with open(f"{directory}/nginx.conf", "w") as f:
-        f.write(f"worker_processes 1; daemon off; error_log {directory}/nginx.log; pid {directory}/nginx.pid;\n"
-                f"events {{ worker_connections 1024; }}\n"
+        # Room for wrk's 1024 connections of the serving curve (the bench raises its own limit).
+        f.write(f"worker_processes 1; worker_rlimit_nofile 8192; daemon off; error_log {directory}/nginx.log; pid {directory}/nginx.pid;\n"
+                f"events {{ worker_connections 4096; }}\n"
                 f"http {{ include /etc/nginx/mime.types; access_log off; server {{ listen 127.0.0.1:{port}; root {root};"
                 f" location / {{ try_files $uri {missing}; }} }} }}\n")
     process = subprocess.Popen(["nginx", "-p", directory, "-c", f"{directory}/nginx.conf"])
@@ -86,12 +172,20 @@ def start_nginx(directory, root, missing="=404"):
     return process, port
 
 
-def timed(command, cwd):
-    """Wall seconds, CPU seconds and peak RSS (KB) of a command, as /usr/bin/time reports."""
-    out = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", *command], cwd=cwd, capture_output=True, text=True)
-    if out.returncode != 0:
-        raise SystemExit(f"{command[0]} failed: {out.stderr[-800:]}")
-    wall, user, system, peak = out.stderr.strip().splitlines()[-1].split()
+def timed(command, cwd, cap=None):
+    """Wall seconds, CPU seconds and peak RSS (KB) of a command, as /usr/bin/time reports;
+    None when it ran past `cap` seconds (then it is stopped, with every process it started)."""
+    process = subprocess.Popen(["/usr/bin/time", "-f", "%e %U %S %M", *command], cwd=cwd, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        _, err = process.communicate(timeout=cap)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        return None
+    if process.returncode != 0:
+        raise SystemExit(f"{command[0]} failed: {err[-800:]}")
+    wall, user, system, peak = err.strip().splitlines()[-1].split()
     return float(wall), float(user) + float(system), int(peak)
 
 
@@ -196,6 +290,10 @@ coverages:
     for name, (wall, cpu, peak), count in (("tilekit seed", ours, counted[0]), ("mapproxy-seed", theirs, counted[1])):
         print(f"{name:24} {wall:8.2f} {count / wall:9.0f} {cpu:7.2f} {peak / 1024:8.1f}")
     print(f"{'ratio, tiles/s':24} {(counted[0] / ours[0]) / (counted[1] / theirs[0]):8.2f}x TileKit")
+    record("seeding", "setup", {"bbox": bbox, "zooms": list(zooms), "concurrency": concurrency})
+    record("seeding", "runs", {name: {"wall_s": wall, "cpu_s": cpu, "peak_mb": round(peak / 1024, 1), "tiles": count, "tiles_per_s": round(count / wall, 1)}
+                               for name, (wall, cpu, peak), count in (("tilekit seed", ours, counted[0]), ("mapproxy-seed", theirs, counted[1]))})
+    ratio("seeding tiles/s, TileKit / mapproxy-seed", (counted[0] / ours[0]) / (counted[1] / theirs[0]), section="seeding")
 
     subprocess.run([f"{RELEASE}/tilekit", "convert", f"{directory}/tilekit.mbtiles", f"{directory}/tilekit.pmtiles", "--quiet"], check=True)
     def ours_read(path):
@@ -208,6 +306,8 @@ coverages:
     print(f"{'store':26} {'TileKit t/s':>12} {'reference t/s':>14} {'ratio':>6}  reference")
     for name, mine, reference, label in rows:
         print(f"{name:26} {mine:12.0f} {reference:14.0f} {mine / reference:6.2f}  {label}")
+        record("store_reads", name, {"tilekit_tiles_per_s": round(mine, 1), "reference_tiles_per_s": round(reference, 1), "reference": label})
+        ratio(f"reading {name}, TileKit / {label}", mine / reference, section="store_reads")
 
 
 def snapshots(directory):
@@ -250,9 +350,13 @@ def snapshots(directory):
     print(f"{'':34} {'ms/image':>9} {'bytes':>8} {'TileKit faster':>15}")
     pairs = (("staticmap (tiles from nginx)", theirs, ours, "TileKit (tiles from nginx)"),
              ("py-staticmaps (its disk cache)", others, ours_cached, "TileKit (its disk cache)"))
+    goals = {"staticmap (tiles from nginx)": 5.0, "py-staticmaps (its disk cache)": 2.0}
     for name, (ms, mean), mine, mine_name in pairs:
         print(f"{mine_name:34} {mine['ms_per_image']:9.1f} {mine['mean_bytes']:8d}")
         print(f"{name:34} {ms:9.1f} {mean:8d} {ms / mine['ms_per_image']:14.2f}x")
+        record("snapshots", mine_name, {"ms_per_image": mine["ms_per_image"], "mean_bytes": mine["mean_bytes"]})
+        record("snapshots", name, {"ms_per_image": round(ms, 2), "mean_bytes": mean})
+        ratio(f"snapshot speed, {mine_name} / {name}", ms / mine["ms_per_image"], goal=goals[name], section="snapshots")
 
 
 def py_staticmaps(template, line, markers, count, cache):
@@ -318,17 +422,34 @@ def feature_tiles(directory):
         print(f"{name:24} {r['drawn_per_second']:10.0f} {r['png_per_second']:9.0f} {r['mean_bytes']:10d}")
     for name, r in (("ratio", ours), ("ratio, antialias fast", fast)):
         print(f"{name:24} {r['drawn_per_second'] / theirs['drawn_per_second']:9.2f}x {r['png_per_second'] / theirs['png_per_second']:8.2f}x TileKit/Mapnik")
+    record("feature_tiles", "setup", {"bbox": bbox, "zoom": zoom, "features": ours["features"], "tiles": ours["tiles"]})
+    for name, r in (("TileKit", ours), ("TileKit, antialias fast", fast), ("Mapnik", theirs)):
+        record("feature_tiles", name, {key: r[key] for key in ("drawn_per_second", "png_per_second", "mean_bytes")})
+    ratio("feature tiles drawn/s, TileKit / Mapnik (one core)", ours["drawn_per_second"] / theirs["drawn_per_second"], goal=1.5, section="feature_tiles")
+    ratio("feature tiles +PNG/s, TileKit / Mapnik (one core)", ours["png_per_second"] / theirs["png_per_second"], goal=1.5, section="feature_tiles")
+    ratio("feature tiles drawn/s, TileKit antialias fast / Mapnik", fast["drawn_per_second"] / theirs["drawn_per_second"], section="feature_tiles")
+    ratio("feature tiles +PNG/s, TileKit antialias fast / Mapnik", fast["png_per_second"] / theirs["png_per_second"], section="feature_tiles")
+    record("feature_tiles", "label_placement", ours.get("label_placement", {}))
     print("Label placement over the whole layer: " + ", ".join(
         f"z{p['zoom']} {p['ms']:.1f} ms ({p['labelled']}/{p['named']} named)" for p in ours.get("label_placement", [])))
 
 
-def wrk(port, paths, directory, name, seconds=10, connections=32):
+def duration_ms(text):
+    """wrk's latency ("812.00us", "1.23ms", "2.01s", "1.50m") in milliseconds."""
+    for unit, scale in (("us", 0.001), ("ms", 1.0), ("s", 1000.0), ("m", 60000.0)):
+        if text.endswith(unit):
+            return round(float(text[:-len(unit)]) * scale, 3)
+    raise ValueError(f"wrk latency {text!r}: no known unit")
+
+
+def wrk(port, paths, directory, name, seconds=10, connections=32, warm=True):
     """wrk on the paths in a shuffled cycle; requests/s, latency and errors."""
     script = f"{directory}/{name}.lua"
     with open(script, "w") as f:
         f.write("local paths = {" + ",".join(f'"{p}"' for p in paths) + "}\nlocal i = 0\n"
                 "request = function()\n  i = i % #paths + 1\n  return wrk.format(\"GET\", paths[i])\nend\n")
-    subprocess.run(["wrk", "-t2", "-c8", "-d2s", "-s", script, f"http://127.0.0.1:{port}"], capture_output=True)  # warm up
+    if warm:
+        subprocess.run(["wrk", "-t2", "-c8", "-d2s", "-s", script, f"http://127.0.0.1:{port}"], capture_output=True)
     out = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", script, f"http://127.0.0.1:{port}"],
                          check=True, capture_output=True, text=True).stdout
     def grab(prefix):
@@ -346,36 +467,140 @@ def wrk(port, paths, directory, name, seconds=10, connections=32):
     return rate, p50, p99, errors
 
 
-def serving(directory):
-    """Cached tiles over HTTP with wrk (2 threads, 32 connections) on a shuffled mix of the
-    same 1,657 tiles: `tilekit serve` from an MBTiles file, nginx from the folder, and
-    MapProxy (gunicorn, 2 workers) from the same MBTiles file through its TMS service."""
+def map_tile(rng, size=256):
+    """Flat colours in 24 bands over fractal noise, like a rendered terrain map:
+    10-20 KB as PNG."""
+    from PIL import Image as PILImage
+    import numpy as np
+    field = np.zeros((size, size), np.float32)
+    for cells, weight in ((4, 1.0), (8, 0.5), (16, 0.25), (32, 0.12)):
+        grid = PILImage.fromarray(rng.random((cells, cells), dtype=np.float32), mode="F")
+        field += weight * np.asarray(grid.resize((size, size), PILImage.BICUBIC))
+    field = (field - field.min()) / max(float(np.ptp(field)), 1e-6)
+    return terrain_colours(np.floor(field * 24) / 24)
+
+
+def photo_tile(rng, size=256):
+    """The same noise unbanded, at finer scales too, with sensor-like grain (one luminance
+    and three weaker colour channels): ~120 KB as PNG, like an aerial photo."""
+    from PIL import Image as PILImage
+    import numpy as np
+    field = np.zeros((size, size), np.float32)
+    for cells, weight in ((4, 1.0), (8, 0.5), (16, 0.25), (32, 0.12), (64, 0.06), (128, 0.03)):
+        grid = PILImage.fromarray(rng.random((cells, cells), dtype=np.float32), mode="F")
+        field += weight * np.asarray(grid.resize((size, size), PILImage.BICUBIC))
+    field = (field - field.min()) / max(float(np.ptp(field)), 1e-6)
+    grain = rng.normal(0, 4.5, (size, size, 1)).astype(np.float32) + rng.normal(0, 1.5, (size, size, 3)).astype(np.float32)
+    return terrain_colours(field, grain)
+
+
+def terrain_colours(field, grain=0):
+    """Water, grass, woods, earth and rock along a field of 0-1, as an RGB PIL image."""
+    from PIL import Image as PILImage
+    import numpy as np
+    stops = np.array([0.0, 0.35, 0.55, 0.75, 1.0], np.float32)
+    colours = np.array([(52, 86, 140), (96, 128, 72), (122, 148, 84), (160, 140, 104), (196, 190, 178)], np.float32)
+    rgb = np.stack([np.interp(field, stops, colours[:, c]) for c in range(3)], axis=-1) + grain
+    return PILImage.fromarray(np.clip(rgb, 0, 255).astype(np.uint8))
+
+
+def write_mix_tile(job):
+    folder, kind, index, (z, x, y) = job
+    import numpy as np
+    rng = np.random.default_rng([index, 1 if kind == "large" else 0])
+    os.makedirs(f"{folder}/{z}/{x}", exist_ok=True)
+    (photo_tile if kind == "large" else map_tile)(rng).save(f"{folder}/{z}/{x}/{y}.png")
+    return os.path.getsize(f"{folder}/{z}/{x}/{y}.png")
+
+
+def write_tile_mix(folder, kind, tiles):
+    """One PNG per tile (distinct, seeded by its index), on both cores; their sizes."""
+    from multiprocessing import Pool
+    with Pool(2) as pool:
+        return pool.map(write_mix_tile, [(folder, kind, i, (t.z, t.x, t.y)) for i, t in enumerate(tiles)], chunksize=32)
+
+
+SERVERS = ["tilekit serve", "nginx (static files)", "MapProxy (gunicorn)"]
+SERVING_MIXES = {"small": "10-20 KB tiles (flat map colours)", "large": "~120 KB tiles (photo-like grain)"}
+
+
+def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section="serving"):
+    """Cached tiles over HTTP with wrk (2 threads) on a shuffled mix of the same 1,657 tiles
+    at each connection count: `tilekit serve` from an MBTiles file beside nginx (one worker)
+    from the folder, on a small-tile and a large-tile mix; and MapProxy (gunicorn, 2
+    workers) from the same MBTiles file through its TMS service, on the small mix at the
+    first connection count."""
     import mercantile
     os.chmod(directory, 0o755)
     bbox, zooms = "-74.05,40.68,-73.90,40.85", (10, 16)
-    upstream = f"{directory}/upstream"
-    subprocess.run([f"{RELEASE}/tilekit-bench", "make-tiles", upstream, "--bbox", bbox, "--zoom", f"{zooms[0]}-{zooms[1]}"], check=True, capture_output=True)
-    subprocess.run([f"{RELEASE}/tilekit", "convert", upstream, f"{directory}/tiles.mbtiles", "--quiet"], check=True, capture_output=True)
     tiles = list(mercantile.tiles(*map(float, bbox.split(",")), list(range(zooms[0], zooms[1] + 1))))
     random.Random(1).shuffle(tiles)
-    results = {}
-    port = free_port()
-    server = subprocess.Popen([f"{RELEASE}/tilekit", "serve", f"{directory}/tiles.mbtiles", "--host", "127.0.0.1", "--port", str(port), "--quiet"],
-                              stdout=subprocess.DEVNULL)
-    time.sleep(1)
-    try:
-        results["tilekit serve"] = wrk(port, [f"/maps/tiles/{t.z}/{t.x}/{t.y}.png" for t in tiles], directory, "tilekit")
-    finally:
-        server.terminate()
-        server.wait()
-    nginx, port = start_nginx(directory, upstream)
-    try:
-        results["nginx (static files)"] = wrk(port, [f"/{t.z}/{t.x}/{t.y}.png" for t in tiles], directory, "nginx")
-    finally:
-        nginx.terminate()
-        nginx.wait()
+    record(section, "setup", {"bbox": bbox, "zooms": list(zooms), "tiles": len(tiles), "seconds_per_run": seconds, "wrk_threads": 2,
+                              "connections": list(connections), "nginx_workers": 1, "tilekit_threads": "default (cores)",
+                              "tilekit_cache_mb": 128, "order": "per connection count: TileKit, then nginx"})
+    for kind, label in SERVING_MIXES.items():
+        upstream = f"{directory}/{kind}"
+        started = time.perf_counter()
+        sizes = sorted(write_tile_mix(upstream, kind, tiles))
+        subprocess.run([f"{RELEASE}/tilekit", "convert", upstream, f"{directory}/{kind}.mbtiles", "--quiet"], check=True, capture_output=True)
+        mix = {"label": label, "tiles": len(sizes), "mean_kb": round(sum(sizes) / len(sizes) / 1024, 1), "min_kb": round(sizes[0] / 1024, 1),
+               "median_kb": round(sizes[len(sizes) // 2] / 1024, 1), "max_kb": round(sizes[-1] / 1024, 1), "total_mb": round(sum(sizes) / 1e6, 1),
+               "made_in_s": round(time.perf_counter() - started, 1)}
+        results = {}
+        # Both servers run at once (an idle one costs nothing) and each connection count is
+        # measured on one, then at once on the other: on a shared machine the load drifts,
+        # and a pair measured seconds apart shares more of it than two blocks of runs.
+        port = free_port()
+        server = subprocess.Popen([f"{RELEASE}/tilekit", "serve", f"{directory}/{kind}.mbtiles", "--host", "127.0.0.1", "--port", str(port), "--quiet"],
+                                  stdout=subprocess.DEVNULL)
+        nginx, nginx_port = start_nginx(directory, upstream)
+        time.sleep(1)
+        loads = {}
+        try:
+            for index, count in enumerate(connections):
+                loads[count] = round(os.getloadavg()[0], 2)
+                results[("tilekit serve", count)] = wrk(port, [f"/maps/{kind}/{t.z}/{t.x}/{t.y}.png" for t in tiles], directory, "tilekit",
+                                                        seconds=seconds, connections=count, warm=index == 0)
+                results[("nginx (static files)", count)] = wrk(nginx_port, [f"/{t.z}/{t.x}/{t.y}.png" for t in tiles], directory, "nginx",
+                                                               seconds=seconds, connections=count, warm=index == 0)
+        finally:
+            server.terminate()
+            nginx.terminate()
+            server.wait()
+            nginx.wait()
+        if mapproxy and kind == "small":
+            results[("MapProxy (gunicorn)", connections[0])] = serve_mapproxy(directory, f"{directory}/{kind}.mbtiles", tiles, seconds, connections[0])
+        print(f"\nServing {len(tiles)} cached {label}, mean {mix['mean_kb']} KB ({mix['min_kb']}-{mix['max_kb']}), {mix['total_mb']} MB in all;"
+              f" wrk -t2 for {seconds} s on a shuffled mix, 127.0.0.1 (load {os.getloadavg()[0]:.1f})")
+        print(f"{'':24} {'conns':>6} {'req/s':>9} {'p50':>9} {'p99':>9} {'errors':>7}")
+        for (name, count), (rate, p50, p99, errors) in sorted(results.items(), key=lambda item: (SERVERS.index(item[0][0]), item[0][1])):
+            print(f"{name:24} {count:6d} {rate:9.0f} {p50:>9} {p99:>9} {errors:7d}")
+        if mix["total_mb"] > 128:
+            print(f"(the mix's {mix['total_mb']} MB do not fit TileKit's default 128 MB tile cache (--cache-mb): in a cycle through the mix every"
+                  " request is a miss, read from the MBTiles file)")
+        runs = {}
+        for (name, count), (rate, p50, p99, errors) in results.items():
+            runs.setdefault(name, {})[str(count)] = {"requests_per_s": rate, "p50_ms": duration_ms(p50), "p99_ms": duration_ms(p99), "errors": errors,
+                                                     "load_average_1min_before": loads.get(count)}
+        record(section, kind, {"mix": mix, "runs": runs})
+        for count in connections:
+            ours, theirs = results[("tilekit serve", count)], results[("nginx (static files)", count)]
+            rate = ratio(f"serving {kind} tiles req/s at {count} connections, TileKit / nginx", ours[0] / theirs[0],
+                         goal=1.0 if count in (32, 256) else None, section=section)
+            p99 = ratio(f"serving {kind} tiles p99 at {count} connections, TileKit / nginx", duration_ms(ours[2]) / max(duration_ms(theirs[2]), 0.001),
+                        goal=1.0 if count in (32, 256) else None, better="lower", section=section)
+            goal = " (goal: req/s >= 1.0x, p99 <= 1.0x)" if count in (32, 256) else ""
+            print(f"{f'ratio, {count} conns':24} {rate:8.2f}x nginx req/s, p99 {p99:.2f}x nginx's{goal}")
+        if ("MapProxy (gunicorn)", connections[0]) in results:
+            value = results[("tilekit serve", connections[0])][0] / results[("MapProxy (gunicorn)", connections[0])][0]
+            ratio(f"serving {kind} tiles req/s at {connections[0]} connections, TileKit / MapProxy", value, section=section)
+            print(f"{'ratio, MapProxy':24} {value:8.1f}x MapProxy req/s at {connections[0]} connections")
+        subprocess.run(["rm", "-rf", upstream, f"{directory}/{kind}.mbtiles"])
+
+
+def serve_mapproxy(directory, mbtiles, tiles, seconds, connections):
     with open(f"{directory}/serve.yaml", "w") as f:
-        f.write(mapproxy_config(f"{directory}/tiles.mbtiles", None))
+        f.write(mapproxy_config(mbtiles, None))
     with open(f"{directory}/mapproxy_app.py", "w") as f:
         f.write(f"from mapproxy.wsgiapp import make_wsgi_app\napplication = make_wsgi_app('{directory}/serve.yaml')\n")
     port = free_port()
@@ -383,17 +608,11 @@ def serving(directory):
                                  "--log-level", "warning", "mapproxy_app:application"])
     time.sleep(3)
     try:
-        results["MapProxy (gunicorn)"] = wrk(port, [f"/tms/1.0.0/bench/EPSG3857/{t.z}/{t.x}/{(1 << t.z) - 1 - t.y}.png" for t in tiles],
-                                             directory, "mapproxy")
+        return wrk(port, [f"/tms/1.0.0/bench/EPSG3857/{t.z}/{t.x}/{(1 << t.z) - 1 - t.y}.png" for t in tiles],
+                   directory, "mapproxy", seconds=seconds, connections=connections)
     finally:
         gunicorn.terminate()
         gunicorn.wait()
-    print(f"\nServing {len(tiles)} cached tiles over HTTP, wrk -t2 -c32 for 10 s on a shuffled mix, 127.0.0.1")
-    print(f"{'':24} {'req/s':>9} {'p50':>9} {'p99':>9} {'errors':>7}")
-    for name, (rate, p50, p99, errors) in results.items():
-        print(f"{name:24} {rate:9.0f} {p50:>9} {p99:>9} {errors:7d}")
-    ours = results["tilekit serve"][0]
-    print(f"{'ratio':24} {ours / results['nginx (static files)'][0]:8.2f}x nginx, {ours / results['MapProxy (gunicorn)'][0]:.1f}x MapProxy")
 
 
 def test_image(path, size, seed=1689):
@@ -432,42 +651,133 @@ def test_image(path, size, seed=1689):
         chunk(b"IEND", b"")
 
 
+def cached_test_image(size):
+    """test_image's PNG of `size` px, kept in IMAGE_CACHE between runs; its path."""
+    path = f"{IMAGE_CACHE}/park{size}-v{IMAGE_VERSION}.png"
+    if not os.path.exists(path):
+        os.makedirs(IMAGE_CACHE, exist_ok=True)
+        started = time.perf_counter()
+        test_image(path + ".tmp", size)
+        os.replace(path + ".tmp", path)
+        print(f"(wrote the {size} px test image in {time.perf_counter() - started:.0f} s: {path}, {os.path.getsize(path) / 1e6:.0f} MB; kept for the next run)")
+    return path
+
+
+PARK_BOUNDS = "-73.9819,40.7644,-73.9493,40.8006"
+
+
+def tally(folder):
+    count = total = 0
+    for dirpath, _, files in os.walk(folder):
+        for name in files:
+            if name.endswith(".png"):
+                count += 1
+                total += os.path.getsize(os.path.join(dirpath, name))
+    return count, total
+
+
+def pyramid_run(directory, name, command, out, cap=None):
+    """One pyramid build, timed (None when stopped at `cap` seconds); its output removed."""
+    measured = timed(command, directory, cap)
+    count, total = tally(f"{directory}/{out}")
+    subprocess.run(["rm", "-rf", f"{directory}/{out}"])
+    if measured is None:
+        return {"name": name, "stopped_after_s": cap, "tiles_written": count}
+    wall, cpu, peak = measured
+    return {"name": name, "wall_s": wall, "cpu_s": round(cpu, 2), "peak_mb": round(peak / 1024, 1), "tiles": count,
+            "mb": round(total / 1e6, 2), "tiles_per_s": round(count / max(wall, 0.01), 1)}
+
+
+def pyramid_commands(directory, image, size, zooms):
+    """(name, command, output folder) of TileKit, gdal2tiles and vips dzsave on the image."""
+    west, south, east, north = PARK_BOUNDS.split(",")
+    vrt = f"{directory}/park{size}.vrt"
+    if not os.path.exists(vrt):
+        subprocess.run(["gdal_translate", "-q", "-of", "VRT", "-a_srs", "EPSG:4326", "-a_ullr", west, north, east, south, image, vrt], check=True)
+    return {"tilekit pyramid": ([f"{RELEASE}/tilekit", "pyramid", image, "--bounds", PARK_BOUNDS, "--zoom", zooms, "--out", f"{directory}/tk{size}", "--quiet"], f"tk{size}"),
+            "gdal2tiles": (["gdal2tiles.py", "--xyz", "--processes=2", "-q", "-z", zooms, vrt, f"{directory}/g2t{size}"], f"g2t{size}"),
+            "vips dzsave": (["vips", "dzsave", image, f"{directory}/vips{size}", "--layout", "google", "--suffix", ".png"], f"vips{size}")}
+
+
+def print_pyramid_rows(rows):
+    width = max(18, *(len(row["name"]) for row in rows))
+    print(f"{'':{width}} {'wall s':>7} {'CPU s':>7} {'CPU/wall':>8} {'peak MB':>8} {'tiles':>6} {'MB':>7} {'tiles/s':>8}")
+    for row in rows:
+        if "stopped_after_s" in row:
+            print(f"{row['name']:{width}} stopped after {row['stopped_after_s']:.0f} s ({row['tiles_written']} tiles written)")
+        else:
+            print(f"{row['name']:{width}} {row['wall_s']:7.2f} {row['cpu_s']:7.2f} {row['cpu_s'] / max(row['wall_s'], 0.01):8.2f}"
+                  f" {row['peak_mb']:8.0f} {row['tiles']:6d} {row['mb']:7.1f} {row['tiles_per_s']:8.0f}")
+    print("(CPU/wall: the cores a run kept busy on average)")
+
+
 def pyramids(directory):
     """The same image through `tilekit pyramid`, gdal2tiles (--xyz --processes=2) and
-    `vips dzsave --layout google` (the raw pixel grid, no warping): wall and CPU time,
-    peak memory, tiles and bytes."""
-    bounds = "-73.9819,40.7644,-73.9493,40.8006"
-    west, south, east, north = bounds.split(",")
-    for size, zooms in ((4096, "13-17"), (16384, "13-18")):
-        image = f"{directory}/park{size}.png"
-        test_image(image, size)
-        subprocess.run(["gdal_translate", "-q", "-of", "VRT", "-a_srs", "EPSG:4326", "-a_ullr", west, north, east, south, image,
-                        f"{directory}/park{size}.vrt"], check=True)
-        rows = []
-        def tally(folder):
-            count = total = 0
-            for dirpath, _, files in os.walk(folder):
-                for name in files:
-                    if name.endswith(".png"):
-                        count += 1
-                        total += os.path.getsize(os.path.join(dirpath, name))
-            return count, total
-        runs = [("tilekit pyramid", [f"{RELEASE}/tilekit", "pyramid", image, "--bounds", bounds, "--zoom", zooms, "--out", f"{directory}/tk{size}", "--quiet"], f"tk{size}"),
-                ("gdal2tiles", ["gdal2tiles.py", "--xyz", "--processes=2", "-q", "-z", zooms, f"{directory}/park{size}.vrt", f"{directory}/g2t{size}"], f"g2t{size}"),
-                ("vips dzsave", ["vips", "dzsave", image, f"{directory}/vips{size}", "--layout", "google", "--suffix", ".png"], f"vips{size}")]
-        for name, command, out in runs:
-            wall, cpu, peak = timed(command, directory)
-            count, total = tally(f"{directory}/{out}")
-            rows.append((name, wall, cpu, peak, count, total))
-            subprocess.run(["rm", "-rf", f"{directory}/{out}"])
-        print(f"\nPyramid of a {size} px PNG over Central Park, zooms {zooms} (vips: its own raw pyramid of the pixels), 2 cores")
-        print(f"{'':18} {'wall s':>7} {'CPU s':>7} {'peak MB':>8} {'tiles':>6} {'MB':>7} {'tiles/s':>8}")
-        for name, wall, cpu, peak, count, total in rows:
-            print(f"{name:18} {wall:7.2f} {cpu:7.2f} {peak / 1024:8.0f} {count:6d} {total / 1e6:7.1f} {count / wall:8.0f}")
-        ours = rows[0]
-        print(f"{'ratio, tiles/s':18} {(ours[4] / ours[1]) / (rows[1][4] / rows[1][1]):6.1f}x gdal2tiles, {(ours[4] / ours[1]) / (rows[2][4] / rows[2][1]):.1f}x vips;"
-              f" peak memory {rows[1][3] / max(ours[3], 1):.1f}x less than gdal2tiles")
-        os.remove(image)
+    `vips dzsave --layout google` (the raw pixel grid, no warping; zooms do not apply, so
+    it runs once per image): wall and CPU time, peak memory, tiles and bytes."""
+    vips_rows = {}
+    for size, zooms in ((4096, "13-17"), (16384, "13-18"), (16384, "13-19")):
+        image = cached_test_image(size)
+        commands = pyramid_commands(directory, image, size, zooms)
+        rows = [pyramid_run(directory, name, *commands[name]) for name in ("tilekit pyramid", "gdal2tiles")]
+        if size not in vips_rows:
+            vips_rows[size] = pyramid_run(directory, "vips dzsave", *commands["vips dzsave"])
+        rows.append(vips_rows[size])
+        print(f"\nPyramid of a {size} px PNG over Central Park, zooms {zooms} (vips: its own raw pyramid of the pixels), 2 cores"
+              f" (load {os.getloadavg()[0]:.1f})")
+        print_pyramid_rows(rows)
+        ours, gdal, vips = rows
+        wall = ratio(f"pyramid {size} px z{zooms} wall, gdal2tiles / TileKit", gdal["wall_s"] / ours["wall_s"],
+                     goal=10.0 if size == 16384 else None, section="pyramids")
+        vips_rate = ratio(f"pyramid {size} px z{zooms} tiles/s, TileKit / vips dzsave", ours["tiles_per_s"] / vips["tiles_per_s"],
+                          goal=1.0 if size == 16384 else None, section="pyramids")
+        memory = ratio(f"pyramid {size} px z{zooms} peak memory, gdal2tiles / TileKit", gdal["peak_mb"] / max(ours["peak_mb"], 0.1),
+                       goal=4.0 if size == 16384 else None, section="pyramids")
+        print(f"{'ratio':18} {wall:6.1f}x gdal2tiles (wall, the same tiles), {vips_rate:.2f}x vips (tiles/s);"
+              f" peak memory {memory:.1f}x less than gdal2tiles")
+        record("pyramids", f"{size}px z{zooms}", {"size_px": size, "zooms": zooms, "runs": rows})
+
+
+def pyramid_scale(directory, cap):
+    """Scale curve: the same zooms (z13-18, 1,159 tiles) from a 4096, 16384 and 32768 px
+    image, so the output stays and only the image grows; the references stop at `cap`."""
+    zooms = "13-18"
+    for size in (4096, 16384, 32768):
+        image = cached_test_image(size)
+        commands = pyramid_commands(directory, image, size, zooms)
+        rows = [pyramid_run(directory, name, *commands[name], cap=None if name == "tilekit pyramid" else cap) for name in commands]
+        print(f"\nScale: a {size} px PNG ({os.path.getsize(image) / 1e6:.0f} MB, {size * size * 3 / 1e9:.2f} GB of pixels) into z{zooms},"
+              f" 2 cores (load {os.getloadavg()[0]:.1f}; references stopped after {cap:.0f} s)")
+        print_pyramid_rows(rows)
+        record("pyramid_scale", f"{size}px", {"size_px": size, "zooms": zooms, "png_mb": round(os.path.getsize(image) / 1e6, 1),
+                                               "cap_s": cap, "runs": rows})
+        os.remove(f"{directory}/park{size}.vrt")
+
+
+def pyramid_cores(directory, repeats=2):
+    """TileKit's pyramid of the 16384 px image (z13-18) on one core (taskset -c 0) and on
+    both, at --concurrency 1, 2 (the default) and 4."""
+    size, zooms = 16384, "13-18"
+    image = cached_test_image(size)
+    base = [f"{RELEASE}/tilekit", "pyramid", image, "--bounds", PARK_BOUNDS, "--zoom", zooms, "--out", f"{directory}/tk", "--quiet"]
+    configurations = [("1 core, --concurrency 1", "0", 1), ("1 core, --concurrency 2", "0", 2),
+                      ("2 cores, --concurrency 1", "0,1", 1), ("2 cores, --concurrency 2", "0,1", 2), ("2 cores, --concurrency 4", "0,1", 4)]
+    rows = []
+    for name, cpus, concurrency in configurations:
+        # The fastest of `repeats` runs: other work on the machine only ever slows a run down.
+        runs = [pyramid_run(directory, name, ["taskset", "-c", cpus, *base, "--concurrency", str(concurrency)], "tk") for _ in range(repeats)]
+        row = min(runs, key=lambda r: r["wall_s"])
+        row.update({"cores": len(cpus.split(",")), "concurrency": concurrency, "walls_s": [r["wall_s"] for r in runs]})
+        rows.append(row)
+    print(f"\nCores: TileKit's pyramid of the {size} px PNG into z{zooms} on one core (taskset -c 0) and on both, fastest of {repeats}"
+          f" (load {os.getloadavg()[0]:.1f})")
+    print_pyramid_rows(rows)
+    one = min(r["wall_s"] for r in rows if r["cores"] == 1)
+    two = min(r["wall_s"] for r in rows if r["cores"] == 2)
+    speedup = ratio("pyramid 16384 px z13-18 wall, best on 1 core / best on 2 cores", one / two, section="pyramid_cores")
+    print(f"{'speed-up':18} {speedup:6.2f}x on 2 cores (best of each; 2.0x would be perfect scaling)")
+    record("pyramid_cores", "setup", {"size_px": size, "zooms": zooms, "repeats": repeats, "kept": "fastest"})
+    record("pyramid_cores", "runs", rows)
 
 
 def pmtiles_over_http(directory):
@@ -505,6 +815,11 @@ def pmtiles_over_http(directory):
     for name, run in (("HTTP, one at a time", one), ("HTTP, 8 at a time", eight)):
         print(f"{name:28} {run['tiles_per_second']:9.0f} {run['tiles_per_second'] / local['tiles_per_second']:9.3f}"
               f" {run['range_requests']['timed'] / run['reads']:15.3f}")
+    record("pmtiles_over_http", "local", {"tiles_per_s": local["tiles_per_second"]})
+    for name, run in (("HTTP, one at a time", one), ("HTTP, 8 at a time", eight)):
+        record("pmtiles_over_http", name, {"tiles_per_s": run["tiles_per_second"], "vs_local": round(run["tiles_per_second"] / local["tiles_per_second"], 4),
+                                           "range_requests_per_tile": round(run["range_requests"]["timed"] / run["reads"], 4)})
+    record("pmtiles_over_http", "setup", {"tiles": tiles, "leaves": leaves, "nginx_range_answers": partial, "tilekit_counted_requests": counted})
     print(f"(directories warm: TileKit keeps directories, not tiles. The first read of every tile cost"
           f" {one['range_requests']['warm_up'] / tiles:.4f} requests per tile ({leaves} leaves read once); opening and listing the"
           f" file {one['range_requests']['open_and_list']}. nginx logged {partial} range answers, TileKit counted {counted};"
@@ -549,6 +864,14 @@ def sharded_pyramid(directory, shards=2):
     print(f"{'ratio, CPU':28} {(shard_cpu + merge_cpu) / cpu:6.2f}x the unsharded CPU in all; per shard "
           + ", ".join(f"{c:.2f}" for c in per_shard) + f" s (on {shards} machines the slowest shard + merge is"
           f" {(max(per_shard) + merge_cpu) / cpu:.2f}x the unsharded CPU)")
+    record("sharded_pyramid", "setup", {"size_px": size, "zooms": zooms, "tiles": info["tiles"], "shards": shards})
+    record("sharded_pyramid", "runs", {"unsharded": {"wall_s": wall, "cpu_s": cpu, "peak_mb": round(peak / 1024, 1)},
+                                       "shards": {"wall_s": round(shard_wall, 2), "cpu_s": round(shard_cpu, 2), "peak_mb": round(shard_peak / 1024, 1),
+                                                  "cpu_s_per_shard": per_shard},
+                                       "merge": {"wall_s": merge_wall, "cpu_s": merge_cpu, "peak_mb": round(merge_peak / 1024, 1)}})
+    record("sharded_pyramid", "merged_identical", same)
+    ratio("sharded pyramid wall, unsharded / (shards + merge)", wall / total, section="sharded_pyramid")
+    ratio("sharded pyramid CPU, all shards + merge / unsharded", (shard_cpu + merge_cpu) / cpu, better="lower", section="sharded_pyramid")
     os.remove(image)
 
 
@@ -604,51 +927,98 @@ def cluster_serving(directory):
     print(f"{'':34} {'req/s':>9} {'p50':>9} {'p99':>9} {'errors':>7}")
     for name, (rate, p50, p99, errors) in results.items():
         print(f"{name:34} {rate:9.0f} {p50:>9} {p99:>9} {errors:7d}")
+    for name, (rate, p50, p99, errors) in results.items():
+        record("cluster_serving", name, {"requests_per_s": rate, "p50_ms": duration_ms(p50), "p99_ms": duration_ms(p99), "errors": errors})
+    record("cluster_serving", "setup", {"tiles": len(paths), "connections": 32, "seconds": 10, "redis_tiles": keys})
+    ratio("drawn tiles req/s, 3 instances + Redis / one instance", results['3 instances + Redis behind nginx'][0] / results['one instance'][0], section="cluster_serving")
     print(f"{'ratio':34} {results['3 instances + Redis behind nginx'][0] / results['one instance'][0]:8.2f}x one instance "
           f"(one machine of 2 cores: the cluster's gain is shared renders, not more CPU)")
 
 
+def codecs(directory):
+    image_path = f"{directory}/map.png"
+    subprocess.run([f"{RELEASE}/tilekit", "sample", "-o", image_path, "--size", "2048x2048"], check=True, capture_output=True)
+    lines = subprocess.run([f"{RELEASE}/tilekit-bench", "codecs", image_path, "--seconds", str(SECONDS)],
+                           check=True, capture_output=True, text=True).stdout.splitlines()
+    ours = {r["codec"]: r for r in map(json.loads, lines)}
+    image = Image.open(image_path).convert("RGB")  # the sample map is opaque: both sides write RGB
+    tiles = [image.crop((x, y, x + 256, y + 256)) for y in range(0, 2048, 256) for x in range(0, 2048, 256)]
+    pillow = {
+        "png-level1-nofilter": lambda t, b: t.save(b, "PNG", compress_level=1),
+        "png-level2-nofilter": lambda t, b: t.save(b, "PNG", compress_level=2),
+        "png-level6-allfilters": lambda t, b: t.save(b, "PNG", compress_level=6),
+        "jpeg-q85": lambda t, b: t.save(b, "JPEG", quality=85),
+        "webp-q80-method0": lambda t, b: t.save(b, "WEBP", quality=80, method=0),
+        "webp-lossless-method0": lambda t, b: t.save(b, "WEBP", lossless=True, quality=75, method=0),
+    }
+    print(f"\nCodecs: {len(tiles)} tiles of 256 px from the sample map, one core, {SECONDS:.0f} s each")
+    print(f"{'setting':24} {'TileKit t/s':>12} {'Pillow t/s':>11} {'ratio':>6} {'TileKit B':>10} {'Pillow B':>9}")
+    for name, save in pillow.items():
+        rate, size = pillow_rate(tiles, save)
+        mine = ours[name]
+        print(f"{name:24} {mine['tiles_per_second']:12.0f} {rate:11.0f} {mine['tiles_per_second'] / rate:6.2f}"
+              f" {mine['mean_bytes']:10d} {size:9d}")
+        record("codecs", name, {"tilekit_tiles_per_s": mine["tiles_per_second"], "pillow_tiles_per_s": round(rate, 1),
+                                "tilekit_mean_bytes": mine["mean_bytes"], "pillow_mean_bytes": size})
+        ratio(f"encoding {name} tiles/s, TileKit / Pillow (one core)", mine["tiles_per_second"] / rate, section="codecs")
+    print("(Pillow's PNG writer picks its own filters; TileKit's level 1-2 rows use no filter.)")
+
+
+SECTIONS = {
+    "pmtiles_over_http": pmtiles_over_http, "pyramids": pyramids, "sharded_pyramid": sharded_pyramid, "serving": serving,
+    "cluster_serving": cluster_serving, "feature_tiles": feature_tiles, "snapshots": snapshots,
+    "stores_and_seeding": stores_and_seeding, "codecs": codecs,
+}
+CURVES = ("pyramid_scale", "pyramid_cores", "serving_connections")
+
+
+def print_goals():
+    goals = [r for r in RESULTS["ratios"] if "goal" in r]
+    if not goals:
+        return
+    print("\nIssue 15 goals (ratios of this run):")
+    for r in goals:
+        sign = ">=" if r["better"] == "higher" else "<="
+        print(f"  {'met    ' if r['met'] else 'NOT met'} {r['value']:7.2f}x  (goal {sign} {r['goal']:.1f}x)  {r['name']}")
+
+
 def main():
-    with tempfile.TemporaryDirectory() as directory:
-        pmtiles_over_http(directory)
-    with tempfile.TemporaryDirectory() as directory:
-        pyramids(directory)
-    with tempfile.TemporaryDirectory() as directory:
-        sharded_pyramid(directory)
-    with tempfile.TemporaryDirectory() as directory:
-        serving(directory)
-    with tempfile.TemporaryDirectory() as directory:
-        cluster_serving(directory)
-    with tempfile.TemporaryDirectory() as directory:
-        feature_tiles(directory)
-    with tempfile.TemporaryDirectory() as directory:
-        snapshots(directory)
-    with tempfile.TemporaryDirectory() as directory:
-        stores_and_seeding(directory)
-    with tempfile.TemporaryDirectory() as directory:
-        image_path = f"{directory}/map.png"
-        subprocess.run([f"{RELEASE}/tilekit", "sample", "-o", image_path, "--size", "2048x2048"], check=True, capture_output=True)
-        lines = subprocess.run([f"{RELEASE}/tilekit-bench", "codecs", image_path, "--seconds", str(SECONDS)],
-                               check=True, capture_output=True, text=True).stdout.splitlines()
-        ours = {r["codec"]: r for r in map(json.loads, lines)}
-        image = Image.open(image_path).convert("RGB")  # the sample map is opaque: both sides write RGB
-        tiles = [image.crop((x, y, x + 256, y + 256)) for y in range(0, 2048, 256) for x in range(0, 2048, 256)]
-        pillow = {
-            "png-level1-nofilter": lambda t, b: t.save(b, "PNG", compress_level=1),
-            "png-level2-nofilter": lambda t, b: t.save(b, "PNG", compress_level=2),
-            "png-level6-allfilters": lambda t, b: t.save(b, "PNG", compress_level=6),
-            "jpeg-q85": lambda t, b: t.save(b, "JPEG", quality=85),
-            "webp-q80-method0": lambda t, b: t.save(b, "WEBP", quality=80, method=0),
-            "webp-lossless-method0": lambda t, b: t.save(b, "WEBP", lossless=True, quality=75, method=0),
-        }
-        print(f"Codecs: {len(tiles)} tiles of 256 px from the sample map, one core, {SECONDS:.0f} s each")
-        print(f"{'setting':24} {'TileKit t/s':>12} {'Pillow t/s':>11} {'ratio':>6} {'TileKit B':>10} {'Pillow B':>9}")
-        for name, save in pillow.items():
-            rate, size = pillow_rate(tiles, save)
-            mine = ours[name]
-            print(f"{name:24} {mine['tiles_per_second']:12.0f} {rate:11.0f} {mine['tiles_per_second'] / rate:6.2f}"
-                  f" {mine['mean_bytes']:10d} {size:9d}")
-        print("(Pillow's PNG writer picks its own filters; TileKit's level 1-2 rows use no filter.)")
+    parser = argparse.ArgumentParser(description="TileKit beside reference tools; see the docstring at the top of scripts/bench.py.")
+    parser.add_argument("--json", default="bench-results.json", help="where the figures go (default: bench-results.json)")
+    parser.add_argument("--curves", action="store_true", help="measure the scale curves (" + ", ".join(CURVES) + ") instead")
+    parser.add_argument("--only", help="comma-separated sections to run (of: " + ", ".join([*SECTIONS, *CURVES]) + ")")
+    parser.add_argument("--cap", type=float, default=240, help="seconds before a reference pyramid is stopped in the curves (default: 240)")
+    parser.add_argument("--serve-seconds", type=int, default=10, help="seconds of each wrk run (default: 10)")
+    args = parser.parse_args()
+    curves = {"pyramid_scale": lambda d: pyramid_scale(d, args.cap), "pyramid_cores": pyramid_cores,
+              "serving_connections": lambda d: serving(d, connections=(32, 64, 128, 256, 512, 1024), seconds=args.serve_seconds,
+                                                       mapproxy=False, section="serving_connections")}
+    available = {**SECTIONS, **curves, "serving": lambda d: serving(d, seconds=args.serve_seconds)}
+    names = args.only.split(",") if args.only else list(CURVES if args.curves else SECTIONS)
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        parser.error(f"unknown section {', '.join(unknown)}")
+    # wrk's 1024 connections, and the servers' as many, need more descriptors than the usual 1024.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard if hard != resource.RLIM_INFINITY else 65536, hard))
+    RESULTS["meta"] = machine_meta()
+    RESULTS["meta"]["sections_run"] = names
+    started = time.perf_counter()
+    print(f"TileKit bench: {RESULTS['meta']['date_utc']}, commit {RESULTS['meta']['commit']}, {RESULTS['meta']['cores']} cores,"
+          f" load average {' '.join(map(str, RESULTS['meta']['load_average_start']))}")
+    for name in names:
+        load, section_started = load_average(), time.perf_counter()
+        with tempfile.TemporaryDirectory() as directory:
+            available[name](directory)
+        seconds = time.perf_counter() - section_started
+        RESULTS["sections"].setdefault(name, {})["run"] = {"seconds": round(seconds, 1), "load_average_start": load, "load_average_end": load_average()}
+        print(f"[{name}: {seconds:.0f} s, load average {load[0]:.2f} -> {os.getloadavg()[0]:.2f}]")
+        write_results(args.json)
+    RESULTS["meta"]["seconds"] = round(time.perf_counter() - started, 1)
+    write_results(args.json)
+    print_goals()
+    print(f"\n{len(names)} sections in {RESULTS['meta']['seconds']:.0f} s; load average {' '.join(map(str, RESULTS['meta']['load_average_start']))}"
+          f" at start, {' '.join(map(str, RESULTS['meta']['load_average_end']))} at end; figures in {args.json}")
 
 
 if __name__ == "__main__":
