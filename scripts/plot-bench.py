@@ -28,7 +28,8 @@ def footer(figure, meta, section):
     run = section.get("run", {})
     load = run.get("load_average_start", meta.get("load_average_start", ["?"]))[0]
     load_end = run.get("load_average_end", meta.get("load_average_end", ["?"]))[0]
-    figure.text(0.01, 0.005, f"{meta.get('date_utc', '?')[:16].replace('T', ' ')} UTC, commit {str(meta.get('commit'))[:10]},"
+    date, commit = run.get("date_utc", meta.get("date_utc", "?")), run.get("commit", meta.get("commit"))  # a section rerun alone has its own
+    figure.text(0.01, 0.005, f"{date[:16].replace('T', ' ')} UTC, commit {str(commit)[:10]},"
                 f" {meta.get('cores')} cores shared with other work (1-min load average {load} -> {load_end}): noisy, compare shapes and ratios",
                 fontsize=7, color="#555555", ha="left", va="bottom")
 
