@@ -11,10 +11,7 @@ public enum GPX {
     }
 
     public static func parse(_ data: Data, file: String = "<data>") throws(FeatureError) -> [Feature] {
-        let root = try MarkupElement.parse(data, file: file)
-        guard root.localName == "gpx" else {
-            throw FeatureError(file: file, place: root.place, reason: "not a GPX file (the root is <\(root.name)>, not <gpx>)")
-        }
+        let root = try MarkupElement.parse(data, file: file, root: "gpx", format: "GPX")
         func fail(_ element: MarkupElement, _ reason: String) -> FeatureError { FeatureError(file: file, place: element.place, reason: reason) }
 
         /// A point element's coordinate, time and elevation.
@@ -97,10 +94,7 @@ public enum GPX {
     }
 
     public static func waypoints(_ data: Data, file: String = "<data>") throws(FeatureError) -> [Waypoint] {
-        let root = try MarkupElement.parse(data, file: file)
-        guard root.localName == "gpx" else {
-            throw FeatureError(file: file, place: root.place, reason: "not a GPX file (the root is <\(root.name)>, not <gpx>)")
-        }
+        let root = try MarkupElement.parse(data, file: file, root: "gpx", format: "GPX")
         var waypoints = [Waypoint]()
         for element in root.children("wpt") {
             let place = "wpt[\(waypoints.count)] (\(element.place))"

@@ -13,10 +13,7 @@ public enum KML {
     }
 
     public static func parse(_ data: Data, file: String = "<data>") throws(FeatureError) -> [Feature] {
-        let root = try MarkupElement.parse(data, file: file)
-        guard root.localName == "kml" else {
-            throw FeatureError(file: file, place: root.place, reason: "not a KML file (the root is <\(root.name)>, not <kml>)")
-        }
+        let root = try MarkupElement.parse(data, file: file, root: "kml", format: "KML")
         return try Reader(file: file, root: root).features()
     }
 

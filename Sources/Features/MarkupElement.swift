@@ -37,4 +37,14 @@ final class MarkupElement {
     static func parse(_ data: Data, file: String) throws(FeatureError) -> MarkupElement {
         try MarkupReader.parse(data, file: file)
     }
+
+    /// Parses a document whose root must be `<root>` (a GPX or KML file), naming `format`
+    /// and the root found when it is not.
+    static func parse(_ data: Data, file: String, root name: String, format: String) throws(FeatureError) -> MarkupElement {
+        let root = try parse(data, file: file)
+        guard root.localName == name else {
+            throw FeatureError(file: file, place: root.place, reason: "not a \(format) file (the root is <\(root.name)>, not <\(name)>)")
+        }
+        return root
+    }
 }
