@@ -13,10 +13,14 @@ struct TileWarper: Sendable {
     /// The source rows a tile samples (its resampling taps included); not clamped to the
     /// image. Empty when the tile's corners map to no number (a degenerate transform).
     func sourceRows(for tile: TileID, size: Int) -> Range<Int> {
-        // The extremes of a linear map over a rectangle are at its corners.
-        let corners = [(0.0, 0.0), (Double(size), 0.0), (0.0, Double(size)), (Double(size), Double(size))]
-        let ys = corners.map { sourcePoint(tile: tile, size: size, i: $0.0, j: $0.1).1 }
-        guard ys.allSatisfy({ !$0.isNaN }), let top = ys.min(), let bottom = ys.max() else { return 0..<0 }
+        // The extremes of a linear map over a rectangle are at its corners. Four values, not
+        // arrays of them: the pyramid's plan calls this twice per row of tiles of its top
+        // zoom (`PyramidBuilder.windowRows`), up to millions of times for a deep zoom.
+        let side = Double(size)
+        let y00 = sourcePoint(tile: tile, size: size, i: 0, j: 0).1, y10 = sourcePoint(tile: tile, size: size, i: side, j: 0).1
+        let y01 = sourcePoint(tile: tile, size: size, i: 0, j: side).1, y11 = sourcePoint(tile: tile, size: size, i: side, j: side).1
+        guard !y00.isNaN, !y10.isNaN, !y01.isNaN, !y11.isNaN else { return 0..<0 }
+        let top = min(y00, y10, y01, y11), bottom = max(y00, y10, y01, y11)
         let low = Self.rowIndex(top.rounded(.down)) - resampling.radius - 1
         let high = Self.rowIndex(bottom.rounded(.up)) + resampling.radius + 1
         return low..<high

@@ -73,6 +73,20 @@ func worldFile(_ name: String, filePath: String = #filePath) throws -> (text: St
         #expect(TileWarper.rowIndex(.infinity) == 1 << 40 && TileWarper.rowIndex(-1e300) == -(1 << 40))
     }
 
+    /// A scan turned a quarter (its rows run west, its columns north): a tile's source rows
+    /// run from its highest corner to its lowest, here on its east and west edges instead of
+    /// its north and south, widened by the resampling's taps.
+    @Test func theSourceRowsOfATileSpanItsFourCorners() throws {
+        let g = try Georeference(a: 0, b: -0.01, c: 10, d: 0.01, e: 0, f: 40, space: .degrees, width: 4000, height: 4000)
+        let warper = TileWarper(georeference: g, resampling: .bilinear)
+        let tile = TileID(z: 6, x: 31, y: 20)
+        let ys = [(0.0, 0.0), (256.0, 0.0), (0.0, 256.0), (256.0, 256.0)].map { warper.sourcePoint(tile: tile, size: 256, i: $0.0, j: $0.1).1 }
+        let (top, bottom) = (try #require(ys.min()), try #require(ys.max()))
+        #expect(ys.firstIndex(of: top) == 1 && ys.firstIndex(of: bottom) == 0)  // north-east and north-west, not north-west and south-east
+        let radius = Resampling.bilinear.radius
+        #expect(warper.sourceRows(for: tile, size: 256) == (Int(top.rounded(.down)) - radius - 1)..<(Int(bottom.rounded(.up)) + radius + 1))
+    }
+
     /// A zoom far above the image's resolution would hold the whole image as the window of
     /// rows: refused up front, with what to do, instead of allocating it.
     @Test func theWindowOfRowsHasABudget() throws {
