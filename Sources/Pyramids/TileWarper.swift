@@ -26,6 +26,32 @@ struct TileWarper: Sendable {
         return low..<high
     }
 
+    /// The most source rows, clamped to the image, that one row of tiles of `range` can
+    /// span (`PyramidBuilder.windowRows`): never more than the image's height, nor than the
+    /// widest band's height in source rows (its corners' spread: |d⁻¹|·Δx + |e⁻¹|·Δy of the
+    /// inverse transform, Δy largest on the row nearest the equator) plus a row of rounding
+    /// at each end and the resampling's taps. A bound, not the answer: it lets the walk over
+    /// the rows stop at the first row that reaches it.
+    func mostRows(in range: TileRange, size: Int, imageHeight: Int) -> Int {
+        let inverse = georeference.inverse
+        let limits = Georeference.worldLimits(georeference.space)
+        // Below this size no corner's row can overflow to infinity, so none is NaN (NaN rows
+        // make `windowRows` take the image's edge instead of the band's).
+        let magnitude = abs(inverse.d) * limits.x + abs(inverse.e) * limits.y + abs(inverse.f)
+        guard magnitude < 1e300 else { return imageHeight }
+        let width = abs(worldX(tile: TileID(z: range.z, x: range.maxX, y: range.minY), size: size, i: Double(size))
+                        - worldX(tile: TileID(z: range.z, x: range.minX, y: range.minY), size: size, i: 0))
+        let equator = range.z == 0 ? [0] : [(1 << (range.z - 1)) - 1, 1 << (range.z - 1)]
+        let height = equator.map { row in
+            let tile = TileID(z: range.z, x: range.minX, y: min(max(row, range.minY), range.maxY))
+            return abs(worldY(tile: tile, size: size, j: 0) - worldY(tile: tile, size: size, j: Double(size)))
+        }.max() ?? 0
+        // A margin for the rounding of the corners' rows (each within a few ulps of `magnitude`).
+        let spread = abs(inverse.d) * width + abs(inverse.e) * height + magnitude * 1e-12 + 1e-9
+        guard spread.isFinite, spread < Double(imageHeight) else { return imageHeight }
+        return min(imageHeight, Int(spread.rounded(.up)) + 1 + 2 * (resampling.radius + 1))
+    }
+
     /// A source coordinate as a row or column index. Beyond ±2^40 (far outside any image,
     /// which the caller clamps to) it is held at ±2^40, so a tile far off a tiny image
     /// converts without a trap.
