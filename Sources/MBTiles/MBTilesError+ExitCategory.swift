@@ -4,7 +4,7 @@ extension MBTilesError: CategorizedError {
     /// A row the spec does not allow is something the file says: data.
     public var exitCategory: ExitCategory {
         switch self {
-        case .invalidTile: return .data
+        case .invalidTile, .zoomLevelNotANumber: return .data
         }
     }
 }

@@ -140,7 +140,13 @@ public final class MBTilesReader: Sendable {
         try withConnection(timeLimit: Self.scanTimeLimit) { connection in
             var range: ClosedRange<Int>?
             try connection.query("SELECT min(zoom_level), max(zoom_level) FROM tiles") { row in
-                if !row.isNull(0) { range = row.integer(0)...row.integer(1) }
+                guard !row.isNull(0) else { return }
+                // SQLite orders text and blobs after every number: a zoom_level that is no
+                // number comes out as the maximum, and would read as 0, below the minimum.
+                for column: Int32 in [0, 1] where !row.isNumber(column) {
+                    throw MBTilesError.zoomLevelNotANumber(file: path, value: row.text(column) ?? "")
+                }
+                range = row.integer(0)...row.integer(1)
             }
             return range
         }
@@ -158,6 +164,8 @@ public final class MBTilesReader: Sendable {
 public enum MBTilesError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A row of the `tiles` table that names no tile of the pyramid.
     case invalidTile(file: String, zoomLevel: Int, tileColumn: Int, tileRow: Int)
+    /// A `zoom_level` of the `tiles` table that is text or bytes (found looking for the stored zooms).
+    case zoomLevelNotANumber(file: String, value: String)
 
     /// The message without the file's name.
     public var reason: String {
@@ -171,12 +179,14 @@ public enum MBTilesError: Error, Equatable, Sendable, CustomStringConvertible {
                 problem = (0...last).contains(x) ? "tile_row \(row) is outside 0-\(last) at zoom \(z)" : "tile_column \(x) is outside 0-\(last) at zoom \(z)"
             }
             return "tiles table row zoom_level \(z), tile_column \(x), tile_row \(row): \(problem)"
+        case .zoomLevelNotANumber(_, let value):
+            return "tiles table: zoom_level \(String(value.prefix(40)).debugDescription) is not a number"
         }
     }
 
     public var description: String {
         switch self {
-        case .invalidTile(let file, _, _, _): return "\(file): \(reason)"
+        case .invalidTile(let file, _, _, _), .zoomLevelNotANumber(let file, _): return "\(file): \(reason)"
         }
     }
 }

@@ -171,6 +171,8 @@ struct SQLiteRow {
     let statement: OpaquePointer
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+    /// An integer or a real (not NULL, text or a blob).
+    func isNumber(_ column: Int32) -> Bool { [SQLITE_INTEGER, SQLITE_FLOAT].contains(sqlite3_column_type(statement, column)) }
     func integer(_ column: Int32) -> Int { Int(sqlite3_column_int64(statement, column)) }
     func text(_ column: Int32) -> String? {
         sqlite3_column_text(statement, column).map { String(cString: $0) }

@@ -124,7 +124,9 @@ public final class PyramidBuilder {
         self.ranges = ranges
         let count = zooms.reduce(0) { $0 + (ranges[$1]?.count ?? 0) }
         // At most (4^31 - 1) / 3 tiles a store (every tile of zooms 0-30): the sum cannot overflow.
-        guard count * stores.count <= 50_000_000 else { throw .tooLarge("\(count * stores.count) tiles: choose fewer zooms (--zoom)") }
+        // A plan without a store counts as one: its checks below walk every row of tiles too.
+        let tiles = count * max(1, stores.count)
+        guard tiles <= 50_000_000 else { throw .tooLarge("\(tiles) tiles: choose fewer zooms (--zoom)") }
         if let shard = options.shard {
             do {
                 plan = try ShardPlan(count: shard.count, zooms: zooms, ranges: ranges.mapValues { [$0] }, splitZoom: options.shardZoom)
@@ -216,7 +218,11 @@ public final class PyramidBuilder {
     private lazy var handoffZoom: Int? = shardRecord()?.handoffZoom
 
     /// The most source rows (clamped to the image) one row of tiles of `range` samples.
+    /// Every row of tiles is looked at (the extremes fall on different rows for different
+    /// transforms) until one holds `warper.mostRows`, the most any can: a thin, tall image
+    /// at a deep zoom is tens of millions of rows of tiles that each hold a few source rows.
     static func windowRows(_ range: TileRange, warper: TileWarper, tileSize: Int, imageHeight: Int) -> Int {
+        let ceiling = warper.mostRows(in: range, size: tileSize, imageHeight: imageHeight)
         var most = 0
         for y in range.minY...range.maxY {
             // A linear map's extremes over the band are at its corners: the first and last tiles'.
@@ -224,6 +230,7 @@ public final class PyramidBuilder {
             let right = warper.sourceRows(for: TileID(z: range.z, x: range.maxX, y: y), size: tileSize)
             let low = max(0, min(left.lowerBound, right.lowerBound)), high = min(imageHeight, max(left.upperBound, right.upperBound))
             most = max(most, high - low)
+            if most >= ceiling { break }
         }
         return most
     }

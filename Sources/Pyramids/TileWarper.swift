@@ -13,13 +13,43 @@ struct TileWarper: Sendable {
     /// The source rows a tile samples (its resampling taps included); not clamped to the
     /// image. Empty when the tile's corners map to no number (a degenerate transform).
     func sourceRows(for tile: TileID, size: Int) -> Range<Int> {
-        // The extremes of a linear map over a rectangle are at its corners.
-        let corners = [(0.0, 0.0), (Double(size), 0.0), (0.0, Double(size)), (Double(size), Double(size))]
-        let ys = corners.map { sourcePoint(tile: tile, size: size, i: $0.0, j: $0.1).1 }
-        guard ys.allSatisfy({ !$0.isNaN }), let top = ys.min(), let bottom = ys.max() else { return 0..<0 }
+        // The extremes of a linear map over a rectangle are at its corners. Four values, not
+        // arrays of them: the pyramid's plan calls this twice per row of tiles of its top
+        // zoom (`PyramidBuilder.windowRows`), up to millions of times for a deep zoom.
+        let side = Double(size)
+        let y00 = sourcePoint(tile: tile, size: size, i: 0, j: 0).1, y10 = sourcePoint(tile: tile, size: size, i: side, j: 0).1
+        let y01 = sourcePoint(tile: tile, size: size, i: 0, j: side).1, y11 = sourcePoint(tile: tile, size: size, i: side, j: side).1
+        guard !y00.isNaN, !y10.isNaN, !y01.isNaN, !y11.isNaN else { return 0..<0 }
+        let top = min(y00, y10, y01, y11), bottom = max(y00, y10, y01, y11)
         let low = Self.rowIndex(top.rounded(.down)) - resampling.radius - 1
         let high = Self.rowIndex(bottom.rounded(.up)) + resampling.radius + 1
         return low..<high
+    }
+
+    /// The most source rows, clamped to the image, that one row of tiles of `range` can
+    /// span (`PyramidBuilder.windowRows`): never more than the image's height, nor than the
+    /// widest band's height in source rows (its corners' spread: |d⁻¹|·Δx + |e⁻¹|·Δy of the
+    /// inverse transform, Δy largest on the row nearest the equator) plus a row of rounding
+    /// at each end and the resampling's taps. A bound, not the answer: it lets the walk over
+    /// the rows stop at the first row that reaches it.
+    func mostRows(in range: TileRange, size: Int, imageHeight: Int) -> Int {
+        let inverse = georeference.inverse
+        let limits = Georeference.worldLimits(georeference.space)
+        // Below this size no corner's row can overflow to infinity, so none is NaN (NaN rows
+        // make `windowRows` take the image's edge instead of the band's).
+        let magnitude = abs(inverse.d) * limits.x + abs(inverse.e) * limits.y + abs(inverse.f)
+        guard magnitude < 1e300 else { return imageHeight }
+        let width = abs(worldX(tile: TileID(z: range.z, x: range.maxX, y: range.minY), size: size, i: Double(size))
+                        - worldX(tile: TileID(z: range.z, x: range.minX, y: range.minY), size: size, i: 0))
+        let equator = range.z == 0 ? [0] : [(1 << (range.z - 1)) - 1, 1 << (range.z - 1)]
+        let height = equator.map { row in
+            let tile = TileID(z: range.z, x: range.minX, y: min(max(row, range.minY), range.maxY))
+            return abs(worldY(tile: tile, size: size, j: 0) - worldY(tile: tile, size: size, j: Double(size)))
+        }.max() ?? 0
+        // A margin for the rounding of the corners' rows (each within a few ulps of `magnitude`).
+        let spread = abs(inverse.d) * width + abs(inverse.e) * height + magnitude * 1e-12 + 1e-9
+        guard spread.isFinite, spread < Double(imageHeight) else { return imageHeight }
+        return min(imageHeight, Int(spread.rounded(.up)) + 1 + 2 * (resampling.radius + 1))
     }
 
     /// A source coordinate as a row or column index. Beyond ±2^40 (far outside any image,

@@ -14,6 +14,7 @@ final class Scratch: Sendable {
     static let shared = Scratch()
 
     let folder: URL
+    let folderPath: String
     /// A 4x4 PNG: the image behind world files, a map's fallback, overlays.
     let tinyPNG: [UInt8]
     /// A 256x256 PNG tile, for stores the targets build.
@@ -24,6 +25,7 @@ final class Scratch: Sendable {
         let parent = environment["TILEKIT_FUZZ_SCRATCH"].map { URL(fileURLWithPath: $0) }
             ?? (FileManager.default.isWritableFile(atPath: "/dev/shm") ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory)
         folder = parent.appendingPathComponent("tilekit-fuzz-\(getpid())")
+        folderPath = folder.path
         Self.removeFoldersOfEndedProcesses(in: parent)
         try? FileManager.default.removeItem(at: folder)
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -44,8 +46,9 @@ final class Scratch: Sendable {
         }
     }
 
-    /// A path in the scratch folder.
-    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+    /// A path in the scratch folder. Joined as text: `URL.appendingPathComponent` was 8% of
+    /// the image targets' time (a few paths per input).
+    func path(_ name: String) -> String { folderPath + "/" + name }
 
     /// Writes `bytes` to a file of the scratch folder (replacing it) and returns its path;
     /// nil when it cannot be written (then the target has nothing to test).

@@ -55,7 +55,13 @@ public struct MBTilesSource: TileSource {
         var minZoom = try zoom("minzoom"), maxZoom = try zoom("maxzoom")
         if minZoom == nil || maxZoom == nil {
             let range: ClosedRange<Int>?
-            do { range = try storedZooms() } catch { throw .unreadable(path: path, reason: "\(error)") }
+            do {
+                range = try storedZooms()
+            } catch let error as MBTilesError {
+                throw .corrupt(path: path, reason: "\(error.reason) (and the metadata names no minzoom and maxzoom)")
+            } catch {
+                throw .unreadable(path: path, reason: "\(error)")
+            }
             if let range {
                 for value in [range.lowerBound, range.upperBound] where !TileSetMetadata.zooms.contains(value) {
                     throw .corrupt(path: path, reason: "tiles table: zoom_level \(value) is outside \(TileSetMetadata.zooms.lowerBound)-\(TileSetMetadata.zooms.upperBound) (and the metadata names no minzoom and maxzoom)")

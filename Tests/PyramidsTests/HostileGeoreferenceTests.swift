@@ -73,6 +73,72 @@ func worldFile(_ name: String, filePath: String = #filePath) throws -> (text: St
         #expect(TileWarper.rowIndex(.infinity) == 1 << 40 && TileWarper.rowIndex(-1e300) == -(1 << 40))
     }
 
+    /// A scan turned a quarter (its rows run west, its columns north): a tile's source rows
+    /// run from its highest corner to its lowest, here on its east and west edges instead of
+    /// its north and south, widened by the resampling's taps.
+    @Test func theSourceRowsOfATileSpanItsFourCorners() throws {
+        let g = try Georeference(a: 0, b: -0.01, c: 10, d: 0.01, e: 0, f: 40, space: .degrees, width: 4000, height: 4000)
+        let warper = TileWarper(georeference: g, resampling: .bilinear)
+        let tile = TileID(z: 6, x: 31, y: 20)
+        let ys = [(0.0, 0.0), (256.0, 0.0), (0.0, 256.0), (256.0, 256.0)].map { warper.sourcePoint(tile: tile, size: 256, i: $0.0, j: $0.1).1 }
+        let (top, bottom) = (try #require(ys.min()), try #require(ys.max()))
+        #expect(ys.firstIndex(of: top) == 1 && ys.firstIndex(of: bottom) == 0)  // north-east and north-west, not north-west and south-east
+        let radius = Resampling.bilinear.radius
+        #expect(warper.sourceRows(for: tile, size: 256) == (Int(top.rounded(.down)) - radius - 1)..<(Int(bottom.rounded(.up)) + radius + 1))
+    }
+
+    /// `windowRows` stops at the first row of tiles that holds `mostRows`; it returns what
+    /// a walk over every row returns, for plain, turned, sheared, meter and thin scans.
+    @Test(arguments: [
+        (0.01, 0.0, -10.0, 0.0, -0.01, 60.0, Georeference.Space.degrees, 4000, 4000),
+        (0.0, -0.01, 10.0, 0.01, 0.0, 40.0, .degrees, 4000, 4000),
+        (0.01, 0.004, -10.0, 0.003, -0.01, 60.0, .degrees, 3000, 5000),
+        (30.0, 5.0, 1_000_000.0, -4.0, -30.0, 6_000_000.0, .meters, 5000, 3000),
+        (1e-9, 0.0, 10.0, 0.0, -0.01, 40.0, .degrees, 16384, 8192),
+    ])
+    func theWindowOfRowsIsTheMostOfAnyRow(a: Double, b: Double, c: Double, d: Double, e: Double, f: Double,
+                                           space: Georeference.Space, width: Int, height: Int) throws {
+        let g = try Georeference(a: a, b: b, c: c, d: d, e: e, f: f, space: space, width: width, height: height)
+        for resampling in [Resampling.bilinear, .lanczos] {
+            let warper = TileWarper(georeference: g, resampling: resampling)
+            for z in [0, 3, 7, 11] {
+                let range = try #require(TileRange.covering(g.bounds, zoom: z).first)
+                var most = 0
+                for y in range.minY...range.maxY {
+                    let left = warper.sourceRows(for: TileID(z: z, x: range.minX, y: y), size: 256)
+                    let right = warper.sourceRows(for: TileID(z: z, x: range.maxX, y: y), size: 256)
+                    most = max(most, min(height, max(left.upperBound, right.upperBound)) - max(0, min(left.lowerBound, right.lowerBound)))
+                }
+                #expect(PyramidBuilder.windowRows(range, warper: warper, tileSize: 256, imageHeight: height) == most, "zoom \(z)")
+                #expect(most <= warper.mostRows(in: range, size: 256, imageHeight: height))
+            }
+        }
+    }
+
+    /// A scan 16 mm wide and 8,192 km tall (meters; the fuzzer's world file had pixels
+    /// 1e-300 m wide): at zoom 20, 200,000 rows of tiles that each hold a few of its rows.
+    /// The plan's walk stops at the first that holds the most any can; and the deepest zoom
+    /// (its default: the pixels are that fine) has more than 50 million tiles, refused even
+    /// with no store to write them to (such a plan walked 2^28 rows of tiles, 10 s and more).
+    @Test func aThinTallScanIsPlannedWithoutWalkingEveryRow() throws {
+        let g = try Georeference(a: 1e-6, b: 0, c: 100_000, d: 0, e: -1000, f: 4_000_000, space: .meters, width: 16384, height: 8192)
+        let warper = TileWarper(georeference: g, resampling: .bilinear)
+        let range = try #require(TileRange.covering(g.bounds, zoom: 20).first)
+        #expect(range.maxY - range.minY > 200_000 && range.minX == range.maxX)
+        #expect(warper.mostRows(in: range, size: 256, imageHeight: 8192) == 6)  // 0.04 rows of the image, 2 of rounding, 4 taps
+        #expect(PyramidBuilder.windowRows(range, warper: warper, tileSize: 256, imageHeight: 8192) == 6)
+        #expect(g.defaultZooms(tileSize: 256).upperBound == TileID.maxZoom)
+        #expect(throws: PyramidError.self) {
+            try PyramidBuilder(source: "unread.png", georeference: g, stores: [], options: PyramidOptions())
+        }
+        do {
+            _ = try PyramidBuilder(source: "unread.png", georeference: g, stores: [], options: PyramidOptions())
+        } catch {
+            guard case .tooLarge(let message) = error else { Issue.record("\(error)"); return }
+            #expect(message.hasSuffix(" tiles: choose fewer zooms (--zoom)"))
+        }
+    }
+
     /// A zoom far above the image's resolution would hold the whole image as the window of
     /// rows: refused up front, with what to do, instead of allocating it.
     @Test func theWindowOfRowsHasABudget() throws {

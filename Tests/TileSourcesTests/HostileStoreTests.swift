@@ -124,6 +124,8 @@ import TileMath
         ("tile-size-1e12", "metadata tile_size \"1e12\" is not a tile size in 16-4096 pixels"),
         ("tile-zoom--1-no-zooms", "tiles table: zoom_level -1 is outside 0-30 (and the metadata names no minzoom and maxzoom)"),
         ("tile-zoom-2e62-no-zooms", "tiles table: zoom_level 4611686018427387904 is outside 0-30 (and the metadata names no minzoom and maxzoom)"),
+        // Text sorts after numbers in SQLite: max(zoom_level) was "one", read as 0, below min (a Range trap, found by fuzzing).
+        ("tile-zoom-text-no-zooms", "tiles table: zoom_level \"one\" is not a number (and the metadata names no minzoom and maxzoom)"),
     ])
     func mbtilesRefusedWhenOpened(name: String, reason: String) {
         let path = Self.path("mbtiles/\(name).mbtiles")

@@ -249,6 +249,7 @@ def mbtiles_cases():
         "tile-zoom--1": (base, ((0, 0, 0), (-1, 0, 0))),
         "tile-zoom--1-no-zooms": (with_(minzoom=None, maxzoom=None), ((0, 0, 0), (-1, 0, 0))),
         "tile-zoom-2e62-no-zooms": (with_(minzoom=None, maxzoom=None), ((0, 0, 0), (2**62, 0, 0))),
+        "tile-zoom-text-no-zooms": (with_(minzoom=None, maxzoom=None), ((0, 0, 0), ("one", 0, 0))),
         "tile-column-out-of-range": (with_(maxzoom="1"), ((0, 0, 0), (1, 5, 0))),
         "tile-row-2e62": (with_(maxzoom="2"), ((0, 0, 0), (2, 0, 2**62))),
         "endless-tiles-view": (base, (), ENDLESS_TILES, None),
