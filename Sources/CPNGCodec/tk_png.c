@@ -82,18 +82,23 @@ typedef struct {
 
 /* zlib's Adler-32 of the inflated pixels was a tenth of a snapshot's CPU. Every chunk's
  * CRC-32, which covers the same compressed bytes, is still checked, so a damaged tile is
- * still refused. The simplified API has no way to set the option, so it is set on the
- * png_struct behind image->opaque, after checking that it is the one that read this header. */
-static void skip_adler32(png_image *image) {
+ * still refused. Both decoders (whole images and the row reader) call this. */
+static void ignore_adler32(png_structp png) {
 #if defined(PNG_IGNORE_ADLER32) && defined(PNG_SET_OPTION_SUPPORTED)
+    png_set_option(png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
+#else
+    (void)png;
+#endif
+}
+
+/* The simplified API has no way to set the option, so it is set on the png_struct behind
+ * image->opaque, after checking that it is the one that read this header. */
+static void skip_adler32(png_image *image) {
     const tk_png_control_head *control = (const tk_png_control_head *)image->opaque;
     if (control == NULL || control->png_ptr == NULL || control->info_ptr == NULL) return;
     if (png_get_image_width(control->png_ptr, control->info_ptr) != image->width ||
         png_get_image_height(control->png_ptr, control->info_ptr) != image->height) return;
-    png_set_option(control->png_ptr, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
-#else
-    (void)image;
-#endif
+    ignore_adler32(control->png_ptr);
 }
 
 int tk_png_decode(const uint8_t *data, size_t length, uint32_t expected_width, uint32_t expected_height,
@@ -165,9 +170,7 @@ tk_png_reader *tk_png_reader_open(const char *path, uint32_t *width, uint32_t *h
         return NULL;
     }
     png_init_io(reader->png, reader->file);
-#if defined(PNG_IGNORE_ADLER32) && defined(PNG_SET_OPTION_SUPPORTED)
-    png_set_option(reader->png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);  // as in tk_png_decode: the CRCs are checked
-#endif
+    ignore_adler32(reader->png);
     png_set_sig_bytes(reader->png, 8);
     png_read_info(reader->png, reader->info);
     *width = png_get_image_width(reader->png, reader->info);
