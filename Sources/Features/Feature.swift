@@ -173,7 +173,7 @@ extension FeatureError {
     /// The bytes of a data file, or an error naming it. A file larger than
     /// `FeatureLimits.fileBytes` is refused before it is read (and at most one byte more is
     /// ever read, so a file that grows, or a device such as /dev/zero, cannot exhaust memory).
-    static func read(_ url: URL, limit: Int = FeatureLimits.fileBytes) throws(FeatureError) -> Data {
+    public static func read(_ url: URL, limit: Int = FeatureLimits.fileBytes) throws(FeatureError) -> Data {
         let tooLarge = FeatureError(file: url.path, place: "file", reason: "larger than \(limit) bytes (TileKit's limit for a data file)")
         // A folder opens for reading on Linux, and seeking to its end gives a hash offset
         // (2^63 - 1 on ext4), which would be reported as a file too large.

@@ -7,9 +7,10 @@ extension GeoJSON {
     /// simplestyle-spec properties and TileKit's own (`radius`, `renderer`, `image`...), so a
     /// web viewer draws what the tiles draw and shows the same titles. Features loaded from
     /// GPX, KML or plist come out the same way. Keys sorted; a collection that cannot be
-    /// written (a number that is not finite) comes out empty.
-    public static func encode(_ features: [Feature]) -> Data {
-        (try? FeatureCollectionJSON(features: features.map(FeatureJSON.init)).sortedJSON())
+    /// written (a number that is not finite) comes out empty. `formatting` adds to that
+    /// (`.prettyPrinted` for a file people edit).
+    public static func encode(_ features: [Feature], formatting: JSONEncoder.OutputFormatting = []) -> Data {
+        (try? FeatureCollectionJSON(features: features.map(FeatureJSON.init)).sortedJSON(formatting))
             ?? Data(#"{"type":"FeatureCollection","features":[]}"#.utf8)
     }
 

@@ -27,17 +27,10 @@ public struct GameEventLine: Encodable, Sendable {
     /// A position `secondsFromStart` into the route; `event` names it as one (`"position"`)
     /// among events.
     public init(secondsFromStart: Double, position: Coordinate, event: String? = nil) {
-        t = Self.rounded(secondsFromStart, digits: 3)
-        lon = Self.rounded(position.longitude, digits: 7)
-        lat = Self.rounded(position.latitude, digits: 7)
+        t = secondsFromStart.rounded(decimals: 3)
+        lon = position.longitude.rounded(decimals: 7)
+        lat = position.latitude.rounded(decimals: 7)
         self.event = event
-    }
-
-    /// `value` at `digits` decimals, rounded as printf rounds the exact binary value (the
-    /// digits these lines always had); `(value * 1e7).rounded() / 1e7` differs in the last
-    /// digit for about 3% of positions, where the multiplication itself rounds.
-    static func rounded(_ value: Double, digits: Int) -> Double {
-        Double(String(format: "%.\(digits)f", value)) ?? value
     }
 
     /// The line, without its newline. Strings are escaped by JSONEncoder, control characters

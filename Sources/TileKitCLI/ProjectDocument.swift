@@ -2,7 +2,9 @@ import Foundation
 import TileMath
 
 /// The map.json `tilekit init` writes, kept as ordered keys with a note each, so the same
-/// list becomes the file (keys in a reading order, one layer a line) and its README.
+/// list becomes the file (keys in a reading order, one layer a line) and its README. The
+/// order is for people, so it is laid out here; every value is written by the one JSON
+/// writer (`sortedJSONText`).
 struct ProjectDocument {
     struct Entry {
         var key: String
@@ -11,12 +13,22 @@ struct ProjectDocument {
         /// What the key does, for the README.
         var note: String
 
-        init(_ key: String, _ json: String, _ note: String) {
+        init(_ key: String, _ value: some Encodable, _ note: String) {
             self.key = key
-            self.json = json
+            self.json = ProjectDocument.text(value)
             self.note = note
         }
     }
+
+    /// A value as compact JSON; "null" for a number that is not finite (init's values are
+    /// checked coordinates and zooms, so this does not happen).
+    static func text(_ value: some Encodable) -> String { value.sortedJSONText() ?? "null" }
+
+    /// `[longitude, latitude]` to 7 decimals (about a centimetre).
+    static func position(_ c: Coordinate) -> [Double] { [c.longitude.rounded(decimals: 7), c.latitude.rounded(decimals: 7)] }
+
+    /// `[west, south, east, north]` to 7 decimals.
+    static func box(_ b: BoundingBox) -> [Double] { [b.west, b.south, b.east, b.north].map { $0.rounded(decimals: 7) } }
 
     var map = [Entry]()
     var layers = [ProjectLayer]()
@@ -25,10 +37,10 @@ struct ProjectDocument {
     var sources = [String]()
 
     var json: String {
-        var lines = map.map { "  \(JSONText.string($0.key)): \($0.json)" }
+        var lines = map.map { "  \(Self.text($0.key)): \($0.json)" }
         let layerLines = layers.map { layer in
-            "    {" + ([("id", JSONText.string(layer.id))] + layer.entries.map { ($0.key, $0.json) })
-                .map { "\(JSONText.string($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
+            "    {" + ([("id", Self.text(layer.id))] + layer.entries.map { ($0.key, $0.json) })
+                .map { "\(Self.text($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
         }
         lines.append("  \"layers\": [\n" + layerLines.joined(separator: ",\n") + "\n  ]")
         if let game { lines.append("  \"game\": \(game.json)") }
@@ -81,35 +93,4 @@ struct ProjectLayer {
     /// What it shows, for the README.
     var about: String
     var entries: [ProjectDocument.Entry]
-}
-
-/// JSON text for the few value kinds map.json has.
-enum JSONText {
-    static func string(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default:
-                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out + "\""
-    }
-
-    /// Degrees to 7 decimals (about a centimetre), without trailing zeros.
-    static func number(_ value: Double) -> String {
-        var text = String(format: "%.7f", value)
-        while text.hasSuffix("0") { text.removeLast() }
-        if text.hasSuffix(".") { text.removeLast() }
-        return text == "-0" ? "0" : text
-    }
-
-    static func coordinate(_ c: Coordinate) -> String { "[\(number(c.longitude)), \(number(c.latitude))]" }
-
-    static func box(_ b: BoundingBox) -> String { "[\(number(b.west)), \(number(b.south)), \(number(b.east)), \(number(b.north))]" }
 }

@@ -40,28 +40,28 @@ struct ProjectMaker {
     }
 
     private mutating func build() async throws(CLIError) -> Made {
-        document.map.append(.init("name", JSONText.string(request.name),
+        document.map.append(.init("name", request.name,
                                   "the map's name in URLs: the viewer is /maps/\(request.name)/, its tiles /maps/\(request.name)/{z}/{x}/{y}.png"))
-        document.map.append(.init("title", JSONText.string(request.title ?? request.name), "shown by the viewer and the server's start page"))
+        document.map.append(.init("title", request.title ?? request.name, "shown by the viewer and the server's start page"))
         if let attribution = request.attribution {
-            document.map.append(.init("attribution", JSONText.string(attribution), "credits shown in the corner of every view; keep your sources' licences here"))
+            document.map.append(.init("attribution", attribution, "credits shown in the corner of every view; keep your sources' licences here"))
         }
         if let base = request.base { try addBase(base) }
         var paper: [ProjectDocument.Entry] = [
-            .init("title", JSONText.string("Paper"), "its name in the viewer's layer control"),
-            .init("type", JSONText.string("generated"), "tiles drawn by code"),
-            .init("generator", JSONText.string("parchment"), "which drawing: `parchment`, or `debug-grid`"),
-            .init("base", "true", "a base layer: base layers are alternatives (radio buttons), the rest stack above the one shown"),
+            .init("title", "Paper", "its name in the viewer's layer control"),
+            .init("type", "generated", "tiles drawn by code"),
+            .init("generator", "parchment", "which drawing: `parchment`, or `debug-grid`"),
+            .init("base", true, "a base layer: base layers are alternatives (radio buttons), the rest stack above the one shown"),
         ]
-        if request.base != nil { paper.append(.init("visible", "false", "the map from --base is shown first; paper is the other choice")) }
+        if request.base != nil { paper.append(.init("visible", false, "the map from --base is shown first; paper is the other choice")) }
         document.layers.append(ProjectLayer(id: claim("paper"), about: request.base == nil
             ? "the base: hand-drawn parchment, made by TileKit (no file, no network)" : "another base: hand-drawn parchment, made by TileKit", entries: paper))
         document.layers.append(ProjectLayer(id: claim("grid"), about: "another base, hidden at first: every tile labelled with its z/x/y", entries: [
-            .init("title", JSONText.string("Tile grid"), "its name in the viewer's layer control"),
-            .init("type", JSONText.string("generated"), "tiles drawn by code"),
-            .init("generator", JSONText.string("debug-grid"), "tile borders and addresses"),
-            .init("base", "true", "a base layer"),
-            .init("visible", "false", "not shown until chosen in the layer control"),
+            .init("title", "Tile grid", "its name in the viewer's layer control"),
+            .init("type", "generated", "tiles drawn by code"),
+            .init("generator", "debug-grid", "tile borders and addresses"),
+            .init("base", true, "a base layer"),
+            .init("visible", false, "not shown until chosen in the layer control"),
         ]))
         var kinds = [String]()
         let under = request.base == nil ? "paper" : "the base map"
@@ -96,19 +96,19 @@ struct ProjectMaker {
                 throw CLIError(error, .writing, "cache")
             }
             document.layers.append(ProjectLayer(id: claim("base"), about: "the base map, fetched from a tile server and kept in a cache", entries: [
-                .init("title", JSONText.string("Base map"), "its name in the viewer's layer control"),
-                .init("type", JSONText.string("remote"), "tiles fetched from a tile server by a URL template"),
-                .init("source", JSONText.string(template), "the template: {z} {x} {y}, {s} for subdomains, {r} for @2x"),
-                .init("cache", JSONText.string("cache/base.mbtiles"), "fetched tiles are kept here (and served stale when the server is down)"),
-                .init("user-agent", JSONText.string(userAgent), "names your app to the tile server, as its usage policy asks"),
-                .init("base", "true", "a base layer: base layers are alternatives (radio buttons), the rest stack above the one shown"),
+                .init("title", "Base map", "its name in the viewer's layer control"),
+                .init("type", "remote", "tiles fetched from a tile server by a URL template"),
+                .init("source", template, "the template: {z} {x} {y}, {s} for subdomains, {r} for @2x"),
+                .init("cache", "cache/base.mbtiles", "fetched tiles are kept here (and served stale when the server is down)"),
+                .init("user-agent", userAgent, "names your app to the tile server, as its usage policy asks"),
+                .init("base", true, "a base layer: base layers are alternatives (radio buttons), the rest stack above the one shown"),
             ]))
         case .pmtiles(let url):
             document.layers.append(ProjectLayer(id: claim("base"), about: "the base map, read from a PMTiles file by HTTP range requests", entries: [
-                .init("title", JSONText.string("Base map"), "its name in the viewer's layer control"),
-                .init("type", JSONText.string("tiles"), "tiles from a store: here the URL of a .pmtiles file"),
-                .init("source", JSONText.string(url), "read by range requests, a directory at a time"),
-                .init("base", "true", "a base layer: base layers are alternatives (radio buttons), the rest stack above the one shown"),
+                .init("title", "Base map", "its name in the viewer's layer control"),
+                .init("type", "tiles", "tiles from a store: here the URL of a .pmtiles file"),
+                .init("source", url, "read by range requests, a directory at a time"),
+                .init("base", true, "a base layer: base layers are alternatives (radio buttons), the rest stack above the one shown"),
             ]))
         }
     }
@@ -180,16 +180,16 @@ struct ProjectMaker {
         document.sources.append("`\(store)`: cut from `\(URL(fileURLWithPath: path).lastPathComponent)` by `tilekit pyramid` (placed by \(shownPlacement)); "
             + "to cut it again, `tilekit pyramid IMAGE \(shownPlacement.hasPrefix("--") ? shownPlacement + " " : "")--out \(store)`")
         var entries: [ProjectDocument.Entry] = [
-            .init("title", JSONText.string(URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent), "its name in the viewer's layer control"),
-            .init("type", JSONText.string("tiles"), "tiles from a store: a folder, .mbtiles or .pmtiles"),
-            .init("source", JSONText.string(store), "the store, relative to this folder"),
-            .init("base", "false", "an overlay: drawn over the base layer shown"),
-            .init("opacity", "0.8", "0 to 1: at 0.8 the paper shows through a little"),
-            .init("zindex", "10", "overlays stack by zindex, highest on top"),
-            .init("native-maxzoom", "\(metadata.maxZoom)", "the deepest zoom the pyramid has; beyond it its tiles are scaled up (overzoom)"),
+            .init("title", URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent, "its name in the viewer's layer control"),
+            .init("type", "tiles", "tiles from a store: a folder, .mbtiles or .pmtiles"),
+            .init("source", store, "the store, relative to this folder"),
+            .init("base", false, "an overlay: drawn over the base layer shown"),
+            .init("opacity", 0.8, "0 to 1: at 0.8 the paper shows through a little"),
+            .init("zindex", 10, "overlays stack by zindex, highest on top"),
+            .init("native-maxzoom", metadata.maxZoom, "the deepest zoom the pyramid has; beyond it its tiles are scaled up (overzoom)"),
         ]
         if let box {
-            entries.append(.init("bounds", JSONText.box(box), "[west, south, east, north] of the scan: no tile is asked for outside it"))
+            entries.append(.init("bounds", ProjectDocument.box(box), "[west, south, east, north] of the scan: no tile is asked for outside it"))
         }
         document.layers.append(ProjectLayer(id: claim("scan"), about: "the scan, cut into tiles", entries: entries))
     }
@@ -197,10 +197,10 @@ struct ProjectMaker {
     private mutating func addArt(_ path: String) throws(CLIError) {
         let image = InitRequest.Image.art(path)
         let size = try imageSize(image, limits: .default)
-        var properties: [(String, String)] = []
+        let placement: ImageOverlay.Placement
         if let text = request.arguments.values["bounds"] {
             let box = try Parse.boundingBox(text)
-            properties.append(("image-bbox", JSONText.box(box)))
+            placement = .box(box)
             extent += [box.northWest, box.southEast]
         } else {
             var corners: [Coordinate]
@@ -215,22 +215,25 @@ struct ProjectMaker {
                 throw noGeoreference(image, orPlist: true)
             }
             corners = try ImageCorners(corners, flag: "--art \(path)").coordinates
-            properties.append(("image-corners", "[" + corners.map(JSONText.coordinate).joined(separator: ", ") + "]"))
             extent += corners
+            // To 7 decimals (about a centimetre), as the rest of map.json.
+            let c = corners.map { Coordinate(latitude: $0.latitude.rounded(decimals: 7), longitude: $0.longitude.rounded(decimals: 7)) }
+            placement = .corners(topLeft: c[0], topRight: c[1], bottomRight: c[2], bottomLeft: c[3])
         }
         let imageFile = fileName("art." + URL(fileURLWithPath: path).pathExtension.lowercased())
         try copy(path, to: imageFile)
-        let feature = "{\"type\": \"Feature\", \"geometry\": null, \"properties\": {\"image\": \(JSONText.string(imageFile)), "
-            + properties.map { "\(JSONText.string($0.0)): \($0.1)" }.joined(separator: ", ") + ", \"image-opacity\": 0.9}}"
+        var art = Feature(geometry: nil)
+        art.imageOverlay = ImageOverlay(image: imageFile, placement: placement, opacity: 0.9)
         let geojson = fileName("art.geojson")
-        try writeFile(geojson, "{\"type\": \"FeatureCollection\", \"features\": [\n  \(feature)\n]}\n")
+        // Pretty-printed: the note below tells people to edit the corners here.
+        try writeFile(geojson, String(decoding: GeoJSON.encode([art], formatting: [.prettyPrinted, .withoutEscapingSlashes]), as: UTF8.self) + "\n")
         document.sources.append("`\(imageFile)`: your artwork; `\(geojson)`: where it lies (`image-corners`: top-left, top-right, bottom-right, bottom-left as [lon, lat], "
             + "or `image-bbox`), at 90% (`image-opacity`). Edit the corners there to move it.")
         document.layers.append(ProjectLayer(id: claim("art"), about: "your artwork, warped onto the map by its corners", entries: [
-            .init("title", JSONText.string(URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent), "its name in the viewer's layer control"),
-            .init("type", JSONText.string("features"), "drawn from data files into tiles"),
-            .init("files", "[\(JSONText.string(geojson))]", "GeoJSON, GPX, KML or plist files, relative to this folder"),
-            .init("zindex", "1", "overlays stack by zindex: the art lies under the pins and routes"),
+            .init("title", URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent, "its name in the viewer's layer control"),
+            .init("type", "features", "drawn from data files into tiles"),
+            .init("files", [geojson], "GeoJSON, GPX, KML or plist files, relative to this folder"),
+            .init("zindex", 1, "overlays stack by zindex: the art lies under the pins and routes"),
         ]))
     }
 
@@ -255,13 +258,13 @@ struct ProjectMaker {
         let name = try copyWithImages(path, features: features)
         let stem = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         var entries: [ProjectDocument.Entry] = [
-            .init("title", JSONText.string(stem), "its name in the viewer's layer control"),
-            .init("type", JSONText.string("features"), "drawn from data files into tiles"),
-            .init("files", "[\(JSONText.string(name))]", "GeoJSON, GPX, KML or plist files, relative to this folder"),
-            .init("zindex", "\(zIndex)", "overlays stack by zindex, highest on top"),
+            .init("title", stem, "its name in the viewer's layer control"),
+            .init("type", "features", "drawn from data files into tiles"),
+            .init("files", [name], "GeoJSON, GPX, KML or plist files, relative to this folder"),
+            .init("zindex", zIndex, "overlays stack by zindex, highest on top"),
         ]
         if path == cornersPlist {
-            entries.append(.init("visible", "false", "the park's boundary would cover the artwork: shown when ticked in the layer control"))
+            entries.append(.init("visible", false, "the park's boundary would cover the artwork: shown when ticked in the layer control"))
         }
         document.layers.append(ProjectLayer(id: claim(InitRequest.urlName(stem)), about: "`\(name)`, \(Self.describe(features))", entries: entries))
     }
@@ -291,10 +294,10 @@ struct ProjectMaker {
             ? "; \(defaulted) were given a `kind` of quest (or a `title` from their `name`) (a kind is quest, monster, store, treasure or warp; `radius` is the encounter zone in meters, 10 by default)"
             : " (`kind`: quest, monster, store, treasure or warp; `radius`: the encounter zone in meters, 10 by default)"))
         document.layers.append(ProjectLayer(id: claim("points"), about: "the game's points of interest", entries: [
-            .init("title", JSONText.string("Points of interest"), "its name in the viewer's layer control"),
-            .init("type", JSONText.string("features"), "drawn from data files into tiles"),
-            .init("files", "[\(JSONText.string(name))]", "the points, relative to this folder"),
-            .init("zindex", "30", "on top of everything"),
+            .init("title", "Points of interest", "its name in the viewer's layer control"),
+            .init("type", "features", "drawn from data files into tiles"),
+            .init("files", [name], "the points, relative to this folder"),
+            .init("zindex", 30, "on top of everything"),
         ]))
         var routeEntries = [(String, String)]()
         var routeFiles = [String]()
@@ -312,19 +315,20 @@ struct ProjectMaker {
         }
         if !routeFiles.isEmpty {
             document.layers.append(ProjectLayer(id: claim("routes"), about: "the routes the game plays, as lines", entries: [
-                .init("title", JSONText.string("Routes"), "its name in the viewer's layer control"),
-                .init("type", JSONText.string("features"), "drawn from data files into tiles"),
-                .init("files", "[" + routeFiles.map(JSONText.string).joined(separator: ", ") + "]", "GPX files, relative to this folder"),
-                .init("zindex", "25", "under the points"),
+                .init("title", "Routes", "its name in the viewer's layer control"),
+                .init("type", "features", "drawn from data files into tiles"),
+                .init("files", routeFiles, "GPX files, relative to this folder"),
+                .init("zindex", 25, "under the points"),
             ]))
         }
-        var game = "{\"pois\": \(JSONText.string(name)), \"routes\": {" + routeEntries.map { "\(JSONText.string($0.0)): \(JSONText.string($0.1))" }.joined(separator: ", ") + "}"
+        var game = GameSection(pois: name, routes: Dictionary(uniqueKeysWithValues: routeEntries))
         var note = "the location game: `pois` are the points of interest, `routes` the GPX routes by name (played at /maps/\(request.name)/play?gpx=NAME)"
         if let first = routeEntries.first {
-            game += ", \"time-warp\": 4, \"autoplay\": \(JSONText.string(first.0))"
+            game.timeWarp = 4
+            game.autoplay = first.0
             note += "; `time-warp` plays them 4 times faster than walking, `autoplay` starts one when the viewer opens (the hero walks it and popups open at each encounter)"
         }
-        document.game = .init("game", game + "}", note)
+        document.game = .init("game", game, note)
         return points.count
     }
 
@@ -332,39 +336,47 @@ struct ProjectMaker {
     /// `quest` and a `title` from its `name`, so anyone's list of places is a playable game.
     /// Returns how many points it changed.
     private func writePOIs(from path: String, to name: String) throws(CLIError) -> Int {
-        guard let data = FileManager.default.contents(atPath: path),
-              var root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-              var features = root["features"] as? [[String: Any]] else {
+        let root: JSONValue
+        do {
+            root = try JSONValue.parse(FeatureError.read(URL(fileURLWithPath: path)), file: path)
+        } catch {
+            throw CLIError(error, message: "--pois \(error.description)")
+        }
+        guard case .object(var collection) = root.propertyValue, case .array(var features)? = collection["features"] else {
             try copy(path, to: name)  // a lone Feature or a geometry: as it is
             return 0
         }
         var changed = 0
         for index in features.indices {
-            guard let geometry = features[index]["geometry"] as? [String: Any], geometry["type"] as? String == "Point" else { continue }
-            var properties = features[index]["properties"] as? [String: Any] ?? [:]
+            guard case .object(var feature) = features[index], case .object(let geometry)? = feature["geometry"],
+                  geometry["type"] == .string("Point") else { continue }
+            var properties: [String: PropertyValue]
+            if case .object(let given)? = feature["properties"] { properties = given } else { properties = [:] }
             var touched = false
             if properties["kind"] == nil && properties["type"] == nil {
-                properties["kind"] = "quest"
+                properties["kind"] = .string("quest")
                 touched = true
             }
             // Most lists of places call it "name"; the viewer's popups show "title".
-            if properties["title"] == nil, let name = properties["name"] as? String {
-                properties["title"] = name
+            if properties["title"] == nil, case .string(let placeName)? = properties["name"] {
+                properties["title"] = .string(placeName)
                 touched = true
             }
             guard touched else { continue }
-            features[index]["properties"] = properties
+            feature["properties"] = .object(properties)
+            features[index] = .object(feature)
             changed += 1
         }
         guard changed > 0 else {
             try copy(path, to: name)
             return 0
         }
-        root["features"] = features
-        guard let out = try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+        collection["features"] = .array(features)
+        // The user's own keys stay, sorted as every JSON TileKit writes.
+        guard let text = PropertyValue.object(collection).sortedJSONText() else {
             throw .failure("--pois \(path): cannot write its points back as JSON")
         }
-        try writeFile(name, String(decoding: out, as: UTF8.self) + "\n")
+        try writeFile(name, text + "\n")
         return changed
     }
 
@@ -428,11 +440,11 @@ struct ProjectMaker {
         let bounds = BoundingBox(west: max(-180, box.west - growX), south: max(-limit, box.south - growY),
                                  east: min(180, box.east + growX), north: min(limit, box.north + growY))
         let center = Coordinate(latitude: min(max(box.center.latitude, -limit), limit), longitude: box.center.longitude)
-        document.map.append(.init("center", JSONText.coordinate(center), "[longitude, latitude] where the viewer opens"))
-        document.map.append(.init("zoom", "\(zoom)", "the zoom it opens at (the data fits a 1024x768 window)"))
-        document.map.append(.init("minzoom", "\(minZoom)", "how far out one may zoom"))
-        document.map.append(.init("maxzoom", "\(maxZoom)", "how far in (past a layer's own zooms its tiles are scaled up)"))
-        document.map.append(.init("bounds", JSONText.box(bounds),
+        document.map.append(.init("center", ProjectDocument.position(center), "[longitude, latitude] where the viewer opens"))
+        document.map.append(.init("zoom", zoom, "the zoom it opens at (the data fits a 1024x768 window)"))
+        document.map.append(.init("minzoom", minZoom, "how far out one may zoom"))
+        document.map.append(.init("maxzoom", maxZoom, "how far in (past a layer's own zooms its tiles are scaled up)"))
+        document.map.append(.init("bounds", ProjectDocument.box(bounds),
                                   "[west, south, east, north]: the viewer cannot pan out of it and no tile outside it is served (the data and half again around it)"))
         return minZoom...maxZoom
     }
@@ -525,5 +537,18 @@ struct ProjectMaker {
     private func write() throws(CLIError) {
         try writeFile("map.json", document.json)
         try writeFile("README.md", document.readme(name: request.name, title: request.title ?? request.name))
+    }
+}
+
+/// map.json's `game` section as `init` writes it.
+struct GameSection: Encodable {
+    var pois: String
+    var routes: [String: String]
+    var timeWarp: Double?
+    var autoplay: String?
+
+    enum CodingKeys: String, CodingKey {
+        case pois, routes, autoplay
+        case timeWarp = "time-warp"
     }
 }

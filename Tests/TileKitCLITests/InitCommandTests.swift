@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import MapProjects
+import Features
+import TileMath
 @testable import TileKitCLI
 
 /// `tilekit init`: each kind of project it makes opens with the reader `serve` uses, and
@@ -56,9 +58,11 @@ import MapProjects
         #expect(project.layers.map(\.id) == ["paper", "grid", "art", "park", "rides", "route"])
         // The park's boundary polygon would cover the art it pins: hidden until ticked.
         #expect(project.layers.map(\.visible) == [true, false, true, false, true, true])
-        let art = try String(contentsOf: folder.appendingPathComponent("art.geojson"), encoding: .utf8)
-        // The plist's top-left corner, as [lon, lat].
-        #expect(art.contains("[-118.604, 34.4313]"), "\(art)")
+        // The art lies at the plist's corners (top-left first).
+        let art = try #require(try FeatureFiles.load(folder.appendingPathComponent("art.geojson").path).first?.imageOverlay)
+        #expect(art.image == "art.png" && art.opacity == 0.9)
+        guard case .corners(let topLeft, _, _, _) = art.placement else { Issue.record("not placed by corners: \(art.placement)"); return }
+        #expect(topLeft == Coordinate(latitude: 34.4313, longitude: -118.604))
         let center = try #require(project.center)
         #expect(abs(center.latitude - 34.425) < 0.01 && abs(center.longitude + 118.597) < 0.01)
     }
@@ -86,8 +90,17 @@ import MapProjects
         #expect(Array(game.routes.keys) == ["walk"])
         #expect(game.autoplay == "walk")
         // Points without a kind became quests, their names titles.
-        let pois = try String(contentsOf: folder.appendingPathComponent("pois.geojson"), encoding: .utf8)
-        #expect(pois.contains("\"kind\":\"quest\"") && pois.contains("\"title\":\"Old mill\""), "\(pois)")
+        // Everything else of the user's file is as it was, coordinates to their last digit.
+        let written = try JSONValue.parse(Data(contentsOf: folder.appendingPathComponent("pois.geojson")), file: "pois.geojson")
+        guard case .object(var expected) = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: Self.fixture("places.geojson"))), file: "places.geojson"),
+              case .array(var features)? = expected["features"] else { Issue.record("the fixture is not a FeatureCollection"); return }
+        for (index, name) in ["Old mill", "Bird hide"].enumerated() {
+            guard case .object(var feature) = features[index] else { continue }
+            feature["properties"] = .object(["name": .string(name), "title": .string(name), "kind": .string("quest")])
+            features[index] = .object(feature)
+        }
+        expected["features"] = .array(features)
+        #expect(written == .object(expected))
     }
 
     // MARK: - Bad input: exit code, a message naming the flag or file, nothing left behind
