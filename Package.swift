@@ -20,6 +20,10 @@ let package = Package(
     targets: [
         // C libraries, each imported by exactly one Swift module.
         cLibrary("CCairo", pkgConfig: "cairo", apt: "libcairo2-dev"),
+        // SwiftPM prints "prohibited flag(s): -pthread" once when it reads this package: glib's
+        // and harfbuzz's .pc files (which pangocairo.pc requires) list -pthread, which SwiftPM
+        // drops (nothing needs it: Swift links libpthread anyway). Unlike hiredis (below),
+        // pango's headers need glib's include folders, which only pkg-config knows.
         cLibrary("CPango", pkgConfig: "pangocairo", apt: "libpango1.0-dev"),
         cLibrary("CPNG", pkgConfig: "libpng", apt: "libpng-dev"),
         cLibrary("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
@@ -86,6 +90,8 @@ let package = Package(
                           path: "Sources/TileKitFuzz"),
 
         .testTarget(name: "TileMathTests", dependencies: ["TileMath"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ColorsTests", dependencies: ["Colors"]),
+        .testTarget(name: "CompressionTests", dependencies: ["Compression"]),
         .testTarget(name: "CanvasTests", dependencies: ["Canvas", "TileMath"], exclude: ["Goldens", "Fixtures"]),
         // The fault-injecting tile server (scripts/test-tile-server.py) for network tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -100,7 +106,7 @@ let package = Package(
         .testTarget(name: "GameTests", dependencies: ["Game", "TileMath"], exclude: ["Fixtures"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TileServer"]),
         .testTarget(name: "MBTilesTests", dependencies: ["MBTiles", "TileSources", "TileMath", "Canvas"]),
-        .testTarget(name: "PMTilesTests", dependencies: ["PMTiles", "TileSources", "TileMath", "Canvas", "Compression"]),
+        .testTarget(name: "PMTilesTests", dependencies: ["PMTiles", "TileSources", "TileMath", "Canvas"]),
         .testTarget(name: "MapProjectsTests", dependencies: ["MapProjects", "TileSources", "TileMath", "Canvas", "Game"]),
         .testTarget(name: "SharedCacheTests", dependencies: ["SharedCache", "TileMath", "TestSupport"]),
         // Replays Fuzz/corpus and Fuzz/crashes through the tilekit-fuzz binary (one process per crash file).

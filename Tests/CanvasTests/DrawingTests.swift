@@ -181,12 +181,4 @@ func P(_ x: Double, _ y: Double) -> PixelPoint { PixelPoint(x: x, y: y) }
         #expect(throws: CanvasError.invalidSize(width: 0, height: 10)) { try Canvas(width: 0, height: 10) }
         #expect(throws: CanvasError.self) { try Canvas(width: 40000, height: 10) }
     }
-
-    @Test func colorsParse() {
-        #expect(Color(hex: "#f00") == Color(red: 1, green: 0, blue: 0))
-        #expect(Color(hex: "00ff00")?.hexString == "#00ff00")
-        #expect(Color(hex: "#0000ff80")?.alpha == 128.0 / 255)
-        #expect(Color(hex: "navy") == Color(red8: 0, green8: 0, blue8: 128))
-        #expect(Color(hex: "#12345") == nil && Color(hex: "#ggg") == nil && Color(hex: "") == nil)
-    }
 }

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 import Canvas
 import TileMath
-import Compression
 @testable import PMTiles
 @testable import TileSources
 
@@ -115,15 +114,5 @@ import Compression
         }
         #expect(try String(contentsOfFile: path + "/note.txt", encoding: .utf8) == "keep")
         #expect(!FileManager.default.fileExists(atPath: PMTilesWriter.scratchPaths(for: path).layout))
-    }
-
-    @Test func gzipRoundTripsAndRejectsGarbage() throws {
-        let text = Array(String(repeating: "parchment ", count: 1000).utf8)
-        let packed = Gzip.compress(text)
-        #expect(packed.count < text.count / 10 && packed.prefix(2) == [0x1f, 0x8b])
-        #expect(try Gzip.decompress(packed) == text)
-        #expect(throws: CompressionError.self) { try Gzip.decompress(Array(packed.prefix(packed.count / 2))) }
-        #expect(throws: CompressionError.self) { try Gzip.decompress(Array("not gzip at all".utf8)) }
-        #expect(throws: CompressionError.self) { try Gzip.decompress(packed, limit: 100) }
     }
 }
