@@ -86,6 +86,8 @@ public final class PyramidBuilder {
     private var report: PyramidReport
     private var done = 0
     public let total: Int
+    /// The most bytes of source rows a row of tiles of a sampled zoom needs at once.
+    private var windowBytes = [Int: Int]()
     /// Children waiting for their parents, per scale and zoom: row → column → image.
     private var pending: [[Int: [Int: [Int: RGBAImage?]]]]
 
@@ -157,6 +159,7 @@ public final class PyramidBuilder {
             guard let range = ranges[z] else { continue }
             let rows = Self.windowRows(range, warper: warper, tileSize: options.tileSize, imageHeight: georeference.height)
             let (bytes, overflow) = rows.multipliedReportingOverflow(by: georeference.width * 4)
+            windowBytes[z] = bytes
             guard !overflow, bytes <= options.maxWindowBytes else {
                 throw .tooLarge("zoom \(z) would hold \(rows) rows of the \(georeference.width) px wide image in memory at once "
                     + "(\(overflow ? "too many" : String(bytes >> 20)) MiB, the limit is \(options.maxWindowBytes >> 20) MiB): "
@@ -256,7 +259,12 @@ public final class PyramidBuilder {
     private func sampleZoom(_ z: Int, cascade: Bool, progress: (Int, Int) -> Void) async throws {
         guard let range = ranges[z] else { return }
         var rows: SourceRows?
-        if case .image(let path, _, _) = top { rows = try SourceRows(path: path, limits: options.imageLimits) }
+        if case .image(let path, _, _) = top {
+            // Read ahead one window (at least 16 MiB): the next band is decoded while this one
+            // is drawn. It costs that much memory again (36 MiB for a 16384 px scan at z18),
+            // within the limit already checked for the window itself.
+            rows = try SourceRows(path: path, limits: options.imageLimits, readAhead: max(16 << 20, windowBytes[z] ?? 0))
+        }
         let encoding = options.encoding, handoff = handoffZoom
         for y in range.minY...range.maxY {
             var jobs = [Job]()
@@ -276,7 +284,6 @@ public final class PyramidBuilder {
                 }
             }
             if !jobs.isEmpty {
-                let made: [Made]
                 switch top {
                 case .image(_, _, let warper):
                     guard let rows else { return }
@@ -287,13 +294,13 @@ public final class PyramidBuilder {
                         high = max(high, r.upperBound)
                     }
                     try rows.load(low..<high)
-                    made = try await draw(jobs) { job in
+                    try await draw(jobs, cascade: cascade) { job in
                         let image = warper.render(job.tile, size: job.size, rows: rows)
                         return Made(job: job, image: image, bytes: try image.map { try $0.encoded(job.tile.z == handoff ? ShardRecord.handoffEncoding : encoding) })
                     }
                 case .stored(let read):
                     for i in jobs.indices { jobs[i].stored = try await read(jobs[i].tile) }
-                    made = try await draw(jobs) { job in
+                    try await draw(jobs, cascade: cascade) { job in
                         guard let (bytes, from) = job.stored else { return Made(job: job, image: nil, bytes: nil) }
                         let image: RGBAImage
                         do { image = try RGBAImage(decoding: bytes, limits: .tile) } catch {
@@ -305,7 +312,6 @@ public final class PyramidBuilder {
                         return Made(job: job, image: image, bytes: try image.encoded(encoding))
                     }
                 }
-                try store(made, cascade: cascade)
             }
             progress(done, total)
             if cascade {
@@ -316,21 +322,19 @@ public final class PyramidBuilder {
         }
     }
 
-    /// Writes what was drawn, in order, and keeps images for their parents.
-    private func store(_ made: [Made], cascade: Bool) throws {
-        for item in made {
-            let job = item.job
-            if let bytes = item.bytes {
-                try stores[job.store].write(job.tile, bytes: bytes)
-                report.written += 1
-                report.bytes += bytes.count
-            } else {
-                report.empty += 1
-            }
-            done += 1
-            // Empty tiles are simply absent; a present nil means "written earlier: read it back".
-            if cascade, let image = item.image { pending[job.store][job.tile.z, default: [:]][job.tile.y, default: [:]][job.tile.x] = image }
+    /// Writes what was drawn and keeps its image for its parents.
+    private func store(_ item: Made, cascade: Bool) throws {
+        let job = item.job
+        if let bytes = item.bytes {
+            try stores[job.store].write(job.tile, bytes: bytes)
+            report.written += 1
+            report.bytes += bytes.count
+        } else {
+            report.empty += 1
         }
+        done += 1
+        // Empty tiles are simply absent; a present nil means "written earlier: read it back".
+        if cascade, let image = item.image { pending[job.store][job.tile.z, default: [:]][job.tile.y, default: [:]][job.tile.x] = image }
     }
 
     /// Once row `y` of zoom `z` is complete with its sibling row, makes the parents' row.
@@ -373,18 +377,28 @@ public final class PyramidBuilder {
         children[2 * py] = nil
         children[2 * py + 1] = nil
         pending[index][z] = children
-        let made = try await draw(jobs) { [encoding = options.encoding, handoff = handoffZoom] job in
+        try await draw(jobs, cascade: true) { [encoding = options.encoding, handoff = handoffZoom] job in
             let image = TileWarper.average(job.children, size: job.size)
             return Made(job: job, image: image, bytes: try image.map { try $0.encoded(job.tile.z == handoff ? ShardRecord.handoffEncoding : encoding) })
         }
-        try self.store(made, cascade: true)
         progress(done, total)
         try await parents(of: z - 1, row: py, store: index, progress: progress)
     }
 
-    /// Runs `body` over the jobs, `options.concurrency` at a time, keeping their order.
-    private func draw(_ jobs: [Job], _ body: @escaping @Sendable (Job) throws -> Made) async throws -> [Made] {
-        try await jobs.concurrentMap(maxInFlight: options.concurrency, body)
+    /// Runs `body` over the jobs, `options.concurrency` at a time, and stores each tile as
+    /// soon as it and those before it are drawn: the stores take them in the jobs' order (the
+    /// same store every run), and writing overlaps drawing the tiles after it instead of
+    /// waiting for the whole row.
+    private func draw(_ jobs: [Job], cascade: Bool, _ body: @escaping @Sendable (Job) throws -> Made) async throws {
+        var finished = [Int: Made](), next = 0
+        try await jobs.concurrentForEach(maxInFlight: options.concurrency, body) { index, made in
+            finished[index] = made
+            while let ready = finished.removeValue(forKey: next) {
+                try store(ready, cascade: cascade)
+                next += 1
+            }
+            return true
+        }
     }
 }
 

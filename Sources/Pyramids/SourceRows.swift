@@ -74,10 +74,16 @@ public final class SourceRows: @unchecked Sendable {  // read-only while tiles a
     private(set) var count = 0
     private(set) var pixels: [UInt8] = []
 
-    public init(path: String, limits: ImageLimits = .scan) throws(CanvasError) {
+    /// How many bytes of rows the decoding thread may read ahead.
+    let readAhead: Int
+
+    /// `readAhead`: a whole window's worth lets the thread decode the next band of rows while
+    /// the tiles of this one are drawn (with less, the drawing waits for the rest of it).
+    public init(path: String, limits: ImageLimits = .scan, readAhead: Int = 16 << 20) throws(CanvasError) {
         self.path = path
         self.limits = limits
-        reader = try RowPrefetcher(path: path, limits: limits)
+        self.readAhead = readAhead
+        reader = try RowPrefetcher(path: path, limits: limits, capacity: readAhead)
         width = reader.width
         height = reader.height
     }
@@ -90,7 +96,7 @@ public final class SourceRows: @unchecked Sendable {  // read-only while tiles a
         guard let wanted = clamped(range) else { return }
         if wanted.lowerBound < start {
             reader.stop()
-            reader = try RowPrefetcher(path: path, limits: limits)
+            reader = try RowPrefetcher(path: path, limits: limits, capacity: readAhead)
             nextRow = 0
             start = 0
             count = 0

@@ -125,32 +125,32 @@ struct TileWarper: Sendable {
                         for k in 0..<taps where columnWeight[i * taps + k] != 0 { used[columnIndex[i * taps + k] - minX] = true }
                     }
                     let usedColumns = used.indices.filter { used[$0] }.map { $0 + minX }
-                    var line = [Float](repeating: 0, count: (maxX - minX + 1) * 4)
+                    // One pixel's (r, g, b, a) in the four lanes of a vector: the same sums in
+                    // the same order as four scalars, so the same bytes, computed together.
+                    var line = [SIMD4<Float>](repeating: .zero, count: maxX - minX + 1)
                     for j in 0..<size {
                         let sy = inv.e * wys[j] + inv.f
                         guard sy >= 0, sy < Double(H) else { continue }
                         resampling.taps(sy, count: H, into: &yi, &yw)
                         line.withUnsafeMutableBufferPointer { line in
-                            // Vertical pass, premultiplied.
+                            // Vertical pass, premultiplied: (r, g, b, 1) * alpha * weight.
                             for x in usedColumns {
-                                var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
+                                var sum = SIMD4<Float>.zero
                                 for (row, w) in zip(yi, yw) {
                                     let p = (row - first) * rowBytes + x * 4
                                     let alpha = Float(src[p + 3]) * w
-                                    r += Float(src[p]) * alpha; g += Float(src[p + 1]) * alpha; b += Float(src[p + 2]) * alpha; a += alpha
+                                    sum += SIMD4(Float(src[p]), Float(src[p + 1]), Float(src[p + 2]), 1) * alpha
                                 }
-                                let o = (x - minX) * 4
-                                line[o] = r; line[o + 1] = g; line[o + 2] = b; line[o + 3] = a
+                                line[x - minX] = sum
                             }
                             for i in 0..<size where columnValid[i] {
-                                var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
+                                var sum = SIMD4<Float>.zero
                                 for k in 0..<taps {
                                     let w = columnWeight[i * taps + k]
                                     if w == 0 { continue }
-                                    let o = (columnIndex[i * taps + k] - minX) * 4
-                                    r += line[o] * w; g += line[o + 1] * w; b += line[o + 2] * w; a += line[o + 3] * w
+                                    sum += line[columnIndex[i * taps + k] - minX] * w
                                 }
-                                if store(r, g, b, a, at: (j * size + i) * 4, dst) { any = true }
+                                if store(sum.x, sum.y, sum.z, sum.w, at: (j * size + i) * 4, dst) { any = true }
                             }
                         }
                     }

@@ -45,8 +45,9 @@ public final class FolderTileWriter: TileStoreWriter {
         directory.appendingPathComponent("\(tile.z)/\(tile.x)/\(scheme.row(for: tile)).\(fileExtension)")
     }
 
+    /// Each tile atomically, but not flushed to the disk one by one: `finish` flushes them all.
     public func write(_ tile: TileID, bytes: [UInt8]) throws {
-        try AtomicFile.write(bytes, to: url(for: tile))
+        try AtomicFile.write(bytes, to: url(for: tile), durable: false)
     }
 
     public func contains(_ tile: TileID) throws -> Bool {
@@ -54,6 +55,9 @@ public final class FolderTileWriter: TileStoreWriter {
     }
 
     public func finish(metadata: TileSetMetadata) throws {
+        // The tiles reach the disk before the metadata that completes the store (and before a
+        // staged store is renamed into place).
+        try AtomicFile.flushFileSystem(of: directory.path)
         let data = try StoreMetadataJSON.folder(metadata, scheme: scheme, format: fileExtension).sortedJSON(.prettyPrinted)
         try AtomicFile.write(Array(data), to: directory.appendingPathComponent("metadata.json"))
     }
