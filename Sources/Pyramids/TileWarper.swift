@@ -128,20 +128,26 @@ struct TileWarper: Sendable {
                     // One pixel's (r, g, b, a) in the four lanes of a vector: the same sums in
                     // the same order as four scalars, so the same bytes, computed together.
                     var line = [SIMD4<Float>](repeating: .zero, count: maxX - minX + 1)
+                    var rowStart = [Int](repeating: 0, count: taps)
                     for j in 0..<size {
                         let sy = inv.e * wys[j] + inv.f
                         guard sy >= 0, sy < Double(H) else { continue }
                         resampling.taps(sy, count: H, into: &yi, &yw)
+                        // Where each tap's row starts in the window: the same for every column.
+                        let rowTaps = min(yi.count, taps)
+                        for k in 0..<rowTaps { rowStart[k] = (yi[k] - first) * rowBytes }
                         line.withUnsafeMutableBufferPointer { line in
-                            // Vertical pass, premultiplied: (r, g, b, 1) * alpha * weight.
+                            // Vertical pass, premultiplied: (r, g, b, 1) * alpha * weight. Offsets
+                            // stay inside the window, which holds every row a tap names.
                             for x in usedColumns {
                                 var sum = SIMD4<Float>.zero
-                                for (row, w) in zip(yi, yw) {
-                                    let p = (row - first) * rowBytes + x * 4
-                                    let alpha = Float(src[p + 3]) * w
-                                    sum += SIMD4(Float(src[p]), Float(src[p + 1]), Float(src[p + 2]), 1) * alpha
+                                let column = x &* 4
+                                for k in 0..<rowTaps {
+                                    let p = rowStart[k] &+ column
+                                    let alpha = Float(src[p &+ 3]) * yw[k]
+                                    sum += SIMD4(Float(src[p]), Float(src[p &+ 1]), Float(src[p &+ 2]), 1) * alpha
                                 }
-                                line[x - minX] = sum
+                                line[x &- minX] = sum
                             }
                             for i in 0..<size where columnValid[i] {
                                 var sum = SIMD4<Float>.zero
