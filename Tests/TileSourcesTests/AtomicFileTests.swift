@@ -24,6 +24,27 @@ import TileSources
         #expect(try manager.contentsOfDirectory(atPath: folder.path) == ["image.png"])
     }
 
+    /// A store's tile (not flushed one by one) lands in a folder made for it, whole.
+    @Test func aTileWrittenWithoutFlushMakesItsFolders() throws {
+        let folder = temporaryDirectory()
+        defer { try? manager.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("18/77194/98515.png").path
+        let bytes = (0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        try AtomicFile.write(bytes, to: URL(fileURLWithPath: path), durable: false)
+        #expect(manager.contents(atPath: path) == Data(bytes))
+        #expect(try manager.contentsOfDirectory(atPath: folder.path + "/18/77194") == ["98515.png"])
+        try AtomicFile.flushFileSystem(of: folder.path)
+    }
+
+    @Test func flushingAMissingFolderNamesIt() {
+        let folder = temporaryDirectory()
+        defer { try? manager.removeItem(at: folder) }
+        let missing = folder.appendingPathComponent("gone").path
+        #expect(throws: TileSourceError.unwritable(path: missing, reason: "no such file or directory")) {
+            try AtomicFile.flushFileSystem(of: missing)
+        }
+    }
+
     /// The second file's folder is a file: neither is written, the first keeps its old bytes,
     /// and no scratch file is left.
     @Test func severalFilesAreAllWrittenOrNone() throws {
