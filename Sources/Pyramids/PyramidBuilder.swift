@@ -294,13 +294,13 @@ public final class PyramidBuilder {
                         high = max(high, r.upperBound)
                     }
                     try rows.load(low..<high)
-                    try await draw(jobs, cascade: cascade) { job in
+                    try await drawAndStore(jobs, cascade: cascade) { job in
                         let image = warper.render(job.tile, size: job.size, rows: rows)
                         return Made(job: job, image: image, bytes: try image.map { try $0.encoded(job.tile.z == handoff ? ShardRecord.handoffEncoding : encoding) })
                     }
                 case .stored(let read):
                     for i in jobs.indices { jobs[i].stored = try await read(jobs[i].tile) }
-                    try await draw(jobs, cascade: cascade) { job in
+                    try await drawAndStore(jobs, cascade: cascade) { job in
                         guard let (bytes, from) = job.stored else { return Made(job: job, image: nil, bytes: nil) }
                         let image: RGBAImage
                         do { image = try RGBAImage(decoding: bytes, limits: .tile) } catch {
@@ -377,7 +377,7 @@ public final class PyramidBuilder {
         children[2 * py] = nil
         children[2 * py + 1] = nil
         pending[index][z] = children
-        try await draw(jobs, cascade: true) { [encoding = options.encoding, handoff = handoffZoom] job in
+        try await drawAndStore(jobs, cascade: true) { [encoding = options.encoding, handoff = handoffZoom] job in
             let image = TileWarper.average(job.children, size: job.size)
             return Made(job: job, image: image, bytes: try image.map { try $0.encoded(job.tile.z == handoff ? ShardRecord.handoffEncoding : encoding) })
         }
@@ -389,7 +389,7 @@ public final class PyramidBuilder {
     /// soon as it and those before it are drawn: the stores take them in the jobs' order (the
     /// same store every run), and writing overlaps drawing the tiles after it instead of
     /// waiting for the whole row.
-    private func draw(_ jobs: [Job], cascade: Bool, _ body: @escaping @Sendable (Job) throws -> Made) async throws {
+    private func drawAndStore(_ jobs: [Job], cascade: Bool, _ body: @escaping @Sendable (Job) throws -> Made) async throws {
         var finished = [Int: Made](), next = 0
         try await jobs.concurrentForEach(maxInFlight: options.concurrency, body) { index, made in
             finished[index] = made
