@@ -19,10 +19,16 @@ final class RowPrefetcher: @unchecked Sendable {  // all state behind `condition
         height = reader.height
         limit = max(8, capacity / (reader.width * 4))
         let thread = Thread { [self] in
+            let rowBytes = reader.width * 4
             for _ in 0..<reader.height {
-                var row = [UInt8](repeating: 0, count: reader.width * 4)
+                let row: [UInt8]
                 do {
-                    try row.withUnsafeMutableBufferPointer { buffer throws(CanvasError) in try reader.readRow(into: buffer) }
+                    // Not zeroed first: the reader writes every byte of a row it returns (a
+                    // gigabyte of memset for a 16384 px scan otherwise).
+                    row = try [UInt8](unsafeUninitializedCapacity: rowBytes) { buffer, count in
+                        try reader.readRow(into: buffer)
+                        count = rowBytes
+                    }
                 } catch let error as CanvasError {
                     condition.lock(); failure = error; condition.broadcast(); condition.unlock()
                     return
