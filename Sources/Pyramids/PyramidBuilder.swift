@@ -261,9 +261,11 @@ public final class PyramidBuilder {
         var rows: SourceRows?
         if case .image(let path, _, _) = top {
             // Read ahead one window (16-256 MiB): the next band is decoded while this one is
-            // drawn. It costs that much memory again (36 MiB for a 16384 px scan at z18); past
-            // 256 MiB a band waits for part of its rows rather than double a huge window.
-            rows = try SourceRows(path: path, limits: options.imageLimits, readAhead: min(256 << 20, max(16 << 20, windowBytes[z] ?? 0)))
+            // drawn. It costs that much memory again (36 MiB for a 16384 px scan at z18), within
+            // `maxWindowBytes` with the window itself; past that a band waits for part of its rows.
+            let window = windowBytes[z] ?? 0
+            rows = try SourceRows(path: path, limits: options.imageLimits,
+                                  readAhead: max(16 << 20, min(window, 256 << 20, options.maxWindowBytes - window)))
         }
         let encoding = options.encoding, handoff = handoffZoom
         for y in range.minY...range.maxY {

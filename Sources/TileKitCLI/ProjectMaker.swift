@@ -335,6 +335,8 @@ struct ProjectMaker {
     /// Copies a GeoJSON of points, giving each Point without a `kind` (or `type`) the kind
     /// `quest` and a `title` from its `name`, so anyone's list of places is a playable game.
     /// Returns how many points it changed.
+    /// (Numbers are read as JSON numbers, into Doubles: an integer id beyond 2^53 would come
+    /// back rounded, so a file with none to change is copied as it is.)
     private func writePOIs(from path: String, to name: String) throws(CLIError) -> Int {
         let root: JSONValue
         do {

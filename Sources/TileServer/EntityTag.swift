@@ -10,8 +10,9 @@ enum EntityTag {
     }
 
     static func digest(_ bytes: [UInt8]) -> UInt64 {
-        // Four lanes of 8 bytes a step, each a multiply-add, rotate and multiply (xxHash64's
-        // round): the lanes' multiplies overlap, so a step costs about what one lane's would.
+        // Four lanes of 8 bytes a step, each xxHash64's round (multiply-add by its second prime,
+        // rotate, multiply by its first): the lanes' multiplies overlap, so a step costs about
+        // what one lane's would.
         var lanes = (UInt64(0x9e37_79b9_7f4a_7c15), UInt64(0xc2b2_ae3d_27d4_eb4f), UInt64(0x1656_67b1_9e37_79f9), UInt64(0x85eb_ca77_c2b2_ae63))
         var a: UInt64 = 0, b: UInt64 = 0
         bytes.withUnsafeBytes { raw in
@@ -39,7 +40,7 @@ enum EntityTag {
     @inline(__always)
     private static func round(_ lane: UInt64, _ word: UInt64) -> UInt64 {
         let sum = lane &+ word &* 0xc2b2_ae3d_27d4_eb4f
-        return ((sum << 31) | (sum >> 33)) &* 0x9e37_79b9_7f4a_87c1
+        return ((sum << 31) | (sum >> 33)) &* 0x9e37_79b1_85eb_ca87
     }
 
     /// A multiply and two xor-shifts: every input bit reaches every output bit.

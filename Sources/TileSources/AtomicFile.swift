@@ -92,7 +92,8 @@ public enum AtomicFile {
             unlink(path)
             return .unwritable(path: destination, reason: IOFailure.words(errno: code))
         }
-        var fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // 0666 less the umask, as Foundation (and every shell tool) creates files.
+        var fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         if fd < 0 && errno == ENOENT {
             // The folder is missing (the first tile of a column): made once, not stat'ed per file.
             do {
@@ -100,11 +101,10 @@ public enum AtomicFile {
             } catch {
                 throw .writing(destination, error)
             }
-            fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         }
         guard fd >= 0 else { throw failure(errno) }
-        defer { close(fd) }
-        let written = bytes.withUnsafeBytes { buffer -> Int32 in
+        var code = bytes.withUnsafeBytes { buffer -> Int32 in
             var offset = 0
             while offset < buffer.count {
                 let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
@@ -118,17 +118,38 @@ public enum AtomicFile {
             }
             return 0
         }
-        if written != 0 { throw failure(written) }
-        if durable && fsync(fd) != 0 { throw failure(errno) }
+        if code == 0 && durable && fsync(fd) != 0 { code = errno }
+        // close(2) reports what a network file system held back (a quota, a full disk): such a
+        // file is not renamed into place.
+        if close(fd) != 0 && code == 0 { code = errno }
+        if code != 0 { throw failure(code) }
     }
 
     /// Flushes every file written on the file system of `folder` (syncfs(2)): what makes a
     /// store's tiles, written without `durable`, reach the disk at once.
     public static func flushFileSystem(of folder: String) throws(TileSourceError) {
-        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw .unwritable(path: folder, reason: IOFailure.words(errno: errno)) }
-        defer { close(fd) }
-        guard syncfs(fd) == 0 else { throw .unwritable(path: folder, reason: IOFailure.words(errno: errno)) }
+        let opened = try FolderHandle(folder)
+        try opened.flushFileSystem()
+    }
+}
+
+/// An open folder, kept open so `flushFileSystem` reports every write-back error since it was
+/// opened (syncfs reports only those after the descriptor it is given was opened, Linux 5.8+).
+public final class FolderHandle {
+    public let path: String
+    private let fd: Int32
+
+    public init(_ path: String) throws(TileSourceError) {
+        self.path = path
+        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .unwritable(path: path, reason: IOFailure.words(errno: errno)) }
+    }
+
+    deinit { close(fd) }
+
+    /// Flushes every file written on the folder's file system to the disk.
+    public func flushFileSystem() throws(TileSourceError) {
+        guard syncfs(fd) == 0 else { throw .unwritable(path: path, reason: IOFailure.words(errno: errno)) }
     }
 }
 

@@ -18,8 +18,7 @@ public protocol TileStoreWriter: AnyObject {
 }
 
 extension TileStoreWriter {
-    /// Stores that write each tile durably (folders, whose files are renamed into place)
-    /// or lay out at the end (PMTiles) have nothing to do.
+    /// Stores that lay out at the end (PMTiles) have nothing to do.
     public func checkpoint() throws {}
 }
 
@@ -30,6 +29,9 @@ public final class FolderTileWriter: TileStoreWriter {
     public let scheme: TileScheme
     public let fileExtension: String
 
+    /// Kept open from the start, so a flush reports every write-back error of the run.
+    private let folder: FolderHandle
+
     public init(directory: URL, scheme: TileScheme = .xyz, fileExtension: String) throws(TileSourceError) {
         self.directory = directory
         self.scheme = scheme
@@ -39,15 +41,23 @@ public final class FolderTileWriter: TileStoreWriter {
         } catch {
             throw .writing(directory.path, error)
         }
+        folder = try FolderHandle(directory.path)
     }
 
     func url(for tile: TileID) -> URL {
         directory.appendingPathComponent("\(tile.z)/\(tile.x)/\(scheme.row(for: tile)).\(fileExtension)")
     }
 
-    /// Each tile atomically, but not flushed to the disk one by one: `finish` flushes them all.
+    /// Each tile atomically, but not flushed to the disk one by one: `checkpoint` and `finish`
+    /// flush what was written since, all at once.
     public func write(_ tile: TileID, bytes: [UInt8]) throws {
         try AtomicFile.write(bytes, to: url(for: tile), durable: false)
+    }
+
+    /// Makes the tiles written so far durable: a build resumed after a power cut finds no tile
+    /// it counts as written that is empty on the disk.
+    public func checkpoint() throws {
+        try folder.flushFileSystem()
     }
 
     public func contains(_ tile: TileID) throws -> Bool {
@@ -57,7 +67,7 @@ public final class FolderTileWriter: TileStoreWriter {
     public func finish(metadata: TileSetMetadata) throws {
         // The tiles reach the disk before the metadata that completes the store (and before a
         // staged store is renamed into place).
-        try AtomicFile.flushFileSystem(of: directory.path)
+        try folder.flushFileSystem()
         let data = try StoreMetadataJSON.folder(metadata, scheme: scheme, format: fileExtension).sortedJSON(.prettyPrinted)
         try AtomicFile.write(Array(data), to: directory.appendingPathComponent("metadata.json"))
     }
