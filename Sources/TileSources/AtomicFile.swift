@@ -19,7 +19,8 @@ public enum AtomicFile {
     /// `durable`: the bytes reach the disk (fsync) before the rename, so a power cut leaves
     /// the old file or the new one, never an empty one. A store's tiles are written without
     /// it (one fsync a tile cost a pyramid a third of its time on ext4) and made durable
-    /// together by the store (`FolderTileWriter.finish`), as SQLite does for MBTiles.
+    /// together by the store (`FolderTileWriter.checkpoint` and `finish`), as SQLite does
+    /// for MBTiles.
     public static func write(_ bytes: [UInt8], to url: URL, durable: Bool = true) throws(TileSourceError) {
         try write([(url.path, bytes)], durable: durable)
     }
@@ -124,17 +125,11 @@ public enum AtomicFile {
         if close(fd) != 0 && code == 0 { code = errno }
         if code != 0 { throw failure(code) }
     }
-
-    /// Flushes every file written on the file system of `folder` (syncfs(2)): what makes a
-    /// store's tiles, written without `durable`, reach the disk at once.
-    public static func flushFileSystem(of folder: String) throws(TileSourceError) {
-        let opened = try FolderHandle(folder)
-        try opened.flushFileSystem()
-    }
 }
 
 /// An open folder, kept open so `flushFileSystem` reports every write-back error since it was
-/// opened (syncfs reports only those after the descriptor it is given was opened, Linux 5.8+).
+/// opened (syncfs reports only those after the descriptor it is given was opened, Linux 5.8+):
+/// what makes a store's tiles, written without `durable`, reach the disk at once.
 public final class FolderHandle {
     public let path: String
     private let fd: Int32

@@ -33,7 +33,7 @@ import TileSources
         try AtomicFile.write(bytes, to: URL(fileURLWithPath: path), durable: false)
         #expect(manager.contents(atPath: path) == Data(bytes))
         #expect(try manager.contentsOfDirectory(atPath: folder.path + "/18/77194") == ["98515.png"])
-        try AtomicFile.flushFileSystem(of: folder.path)
+        try FolderHandle(folder.path).flushFileSystem()
     }
 
     @Test func flushingAMissingFolderNamesIt() {
@@ -41,7 +41,7 @@ import TileSources
         defer { try? manager.removeItem(at: folder) }
         let missing = folder.appendingPathComponent("gone").path
         #expect(throws: TileSourceError.unwritable(path: missing, reason: "no such file or directory")) {
-            try AtomicFile.flushFileSystem(of: missing)
+            try FolderHandle(missing).flushFileSystem()
         }
     }
 
