@@ -44,9 +44,7 @@ public struct StitchSidecar: Codable, Hashable, Sendable {
     }
 
     public func encoded() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return ((try? encoder.encode(self)) ?? Data()) + Data("\n".utf8)
+        ((try? sortedJSON([.prettyPrinted, .withoutEscapingSlashes])) ?? Data()) + Data("\n".utf8)
     }
 
     /// The stitched image's georeference: Web Mercator meters, exact to the tile grid.

@@ -62,9 +62,7 @@ struct SnapshotGeometryReport: Encodable {
     }
 
     var data: Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return (try? encoder.encode(self)) ?? Data("{}".utf8)
+        (try? sortedJSON()) ?? Data("{}".utf8)
     }
 }
 

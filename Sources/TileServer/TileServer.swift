@@ -241,11 +241,9 @@ public final class TileServer: Sendable {
         return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")], body: Array((html + "</ul>\n").utf8))
     }
 
-    /// `value` as compact JSON with sorted keys and unescaped slashes.
+    /// `value` as compact JSON with sorted keys and unescaped slashes (TileMath's `sortedJSON`).
     func json(_ request: HTTPRequest, encoding value: some Encodable, maxAgeSeconds maxAge: Int) -> HTTPResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        let data = (try? value.sortedJSON(.withoutEscapingSlashes)) ?? Data("{}".utf8)
         return compressed(request, cacheable(request, HTTPResponse(status: 200, headers: [
             ("Content-Type", "application/json"), ("Cache-Control", "public, max-age=\(maxAge)")], body: Array(data))))
     }

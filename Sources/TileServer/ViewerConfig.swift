@@ -81,8 +81,6 @@ struct ViewerConfig: Encodable {
     }
 
     var json: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        sortedJSONText() ?? "{}"
     }
 }
