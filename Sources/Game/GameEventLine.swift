@@ -28,8 +28,9 @@ public struct GameEventLine: Encodable, Sendable {
     /// among events.
     public init(secondsFromStart: Double, position: Coordinate, event: String? = nil) {
         t = secondsFromStart.rounded(decimals: 3)
-        lon = position.longitude.rounded(decimals: 7)
-        lat = position.latitude.rounded(decimals: 7)
+        let p = position.rounded(decimals: 7)
+        lon = p.longitude
+        lat = p.latitude
         self.event = event
     }
 

@@ -25,7 +25,10 @@ struct ProjectDocument {
     static func text(_ value: some Encodable) -> String { value.sortedJSONText() ?? "null" }
 
     /// `[longitude, latitude]` to 7 decimals (about a centimetre).
-    static func position(_ c: Coordinate) -> [Double] { [c.longitude.rounded(decimals: 7), c.latitude.rounded(decimals: 7)] }
+    static func position(_ c: Coordinate) -> [Double] {
+        let r = c.rounded(decimals: 7)
+        return [r.longitude, r.latitude]
+    }
 
     /// `[west, south, east, north]` to 7 decimals.
     static func box(_ b: BoundingBox) -> [Double] { [b.west, b.south, b.east, b.north].map { $0.rounded(decimals: 7) } }

@@ -174,7 +174,7 @@ struct ProjectMaker {
         let metadata: TileSetMetadata
         do { metadata = try TileStore.open(folder.appendingPathComponent(store).path).metadata } catch { throw CLIError(error) }
         scanZooms = metadata.minZoom...max(metadata.minZoom, metadata.maxZoom)
-        let box = Self.box(covering: Self.clampedToMercator(placement.cornerCoordinates))
+        let box = BoundingBox(covering: Self.clampedToMercator(placement.cornerCoordinates))
         let shownPlacement = request.arguments.values["corners"].map { "--corners \"\($0)\"" }
             ?? request.arguments.values["bounds"].map { "--bounds \($0)" } ?? "its world file"
         document.sources.append("`\(store)`: cut from `\(URL(fileURLWithPath: path).lastPathComponent)` by `tilekit pyramid` (placed by \(shownPlacement)); "
@@ -217,7 +217,7 @@ struct ProjectMaker {
             corners = try ImageCorners(corners, flag: "--art \(path)").coordinates
             extent += corners
             // To 7 decimals (about a centimetre), as the rest of map.json.
-            let c = corners.map { Coordinate(latitude: $0.latitude.rounded(decimals: 7), longitude: $0.longitude.rounded(decimals: 7)) }
+            let c = corners.map { $0.rounded(decimals: 7) }
             placement = .corners(topLeft: c[0], topRight: c[1], bottomRight: c[2], bottomLeft: c[3])
         }
         let imageFile = fileName("art." + URL(fileURLWithPath: path).pathExtension.lowercased())
@@ -426,7 +426,7 @@ struct ProjectMaker {
     /// 1024x768 window, a few zooms out and in, panning limited to the data and half again.
     private mutating func addCamera() throws(CLIError) -> ClosedRange<Int> {
         // Data beyond Web Mercator's ±85.05° is shown at its edge (bounds must stay on the map).
-        guard let box = Self.box(covering: Self.clampedToMercator(extent)) else {
+        guard let box = BoundingBox(covering: Self.clampedToMercator(extent)) else {
             throw .data("no coordinates in the files given: nothing to center the map on")
         }
         let fitted = Zoom.fitting(box, in: PixelSize(width: 1024, height: 768), maxZoom: 20).rounded(.down)
@@ -449,20 +449,6 @@ struct ProjectMaker {
         document.map.append(.init("bounds", ProjectDocument.box(bounds),
                                   "[west, south, east, north]: the viewer cannot pan out of it and no tile outside it is served (the data and half again around it)"))
         return minZoom...maxZoom
-    }
-
-    /// The box around coordinates; nil for none. (Longitudes as given: a map across the
-    /// antimeridian gets a box around the world.)
-    static func box(covering coordinates: [Coordinate]) -> BoundingBox? {
-        guard let first = coordinates.first else { return nil }
-        var box = BoundingBox(west: first.longitude, south: first.latitude, east: first.longitude, north: first.latitude)
-        for c in coordinates.dropFirst() {
-            box.west = min(box.west, c.longitude)
-            box.east = max(box.east, c.longitude)
-            box.south = min(box.south, c.latitude)
-            box.north = max(box.north, c.latitude)
-        }
-        return box
     }
 
     /// A world scan reaches ±90°; Web Mercator stops at ±85.05°.

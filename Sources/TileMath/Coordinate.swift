@@ -55,6 +55,12 @@ public struct Coordinate: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(longitude.shortDescription),\(latitude.shortDescription)" }
+
+    /// Both degrees at `digits` decimals (`Double.rounded(decimals:)`): 7 is about a centimetre,
+    /// what map.json and the game's event lines print.
+    public func rounded(decimals digits: Int) -> Coordinate {
+        Coordinate(latitude: latitude.rounded(decimals: digits), longitude: longitude.rounded(decimals: digits))
+    }
 }
 
 extension Double {

@@ -21,4 +21,9 @@ import TileMath
         #expect("\((34.43131234).rounded(decimals: 4))" == "34.4313")
         #expect("\((-118.6042).rounded(decimals: 7))" == "-118.6042")
     }
+
+    @Test func aCoordinateRoundsBothDegrees() {
+        let c = Coordinate(latitude: 40.78291234567, longitude: -73.96541234567).rounded(decimals: 7)
+        #expect(c == Coordinate(latitude: 40.7829123, longitude: -73.9654123))
+    }
 }
