@@ -81,9 +81,4 @@ public struct Simulation: Sendable {
     public var events: [EncounterEvent] {
         steps().compactMap { if case .encounter(let e) = $0 { return e } else { return nil } }
     }
-
-    /// One JSON line per event (`GameEventLine`), with the point's `"title"` when asked.
-    public static func jsonLine(_ event: EncounterEvent, withTitle: Bool = false) -> String {
-        GameEventLine(event, withTitle: withTitle).text
-    }
 }

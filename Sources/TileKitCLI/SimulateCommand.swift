@@ -69,7 +69,7 @@ enum SimulateCommand: Command {
             for step in simulation.steps(offsetSeconds: lapSeconds) {
                 switch step {
                 case .encounter(let event):
-                    io.write(Simulation.jsonLine(event))
+                    io.write(GameEventLine(event).text)
                 case .position(let seconds, let p):
                     if positions { io.write(GameEventLine(secondsFromStart: seconds, position: p, event: "position").text) }
                     if arguments.flag("loop") {

@@ -39,7 +39,7 @@ extension TileServer {
                         if due > ContinuousClock.now { try? await Task.sleep(until: due) }
                         stream.write("event: position\ndata: \(GameEventLine(secondsFromStart: seconds, position: p).text)\n\n")
                     case .encounter(let event):
-                        let line = Simulation.jsonLine(event, withTitle: true)
+                        let line = GameEventLine(event, withTitle: true).text
                         stream.write("event: \(event.kind.rawValue)\ndata: \(line)\n\n")
                     }
                 }

@@ -129,7 +129,7 @@ func east(_ meters: Double) -> Coordinate {
 @Test func eventJSONLineEscapesControlCharacters() throws {
     let poi = PointOfInterest(id: "a\"b\\c", kind: .quest, coordinate: centre, title: "line one\nline two/\u{1}")
     let event = EncounterEvent(secondsFromStart: 1.5, kind: .enter, poi: poi, position: centre)
-    let line = Simulation.jsonLine(event, withTitle: true)
+    let line = GameEventLine(event, withTitle: true).text
     #expect(!line.contains("\n"))
     let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     #expect(object["title"] as? String == "line one\nline two/\u{1}" && object["poi"] as? String == "a\"b\\c")
