@@ -218,6 +218,8 @@ def feature_seeds():
         seed("geojson", name, text)
         seed("snapshot", name, text)
 
+    raster_seeds()
+
     # Issue 11: a snapshot fitted to an image overlay that reaches latitude -90.
     crash("snapshot", "overlay-to-latitude-90.geojson", '{"type": "Feature", "properties": {"image": "map.png", "image-bbox": [-180, -90, 180, 90]},'
                                                       ' "geometry": null}')
@@ -458,6 +460,42 @@ def stores():
     # MBTiles metadata: a centre zoom of 1e309 (infinity), a maximum zoom of -1.
     crash("mbtiles-metadata", "center-zoom-1e309.txt", "minzoom=0\nmaxzoom=2\ncenter=0,0,1e309\n")
     crash("mbtiles-metadata", "maxzoom-minus-1.txt", "minzoom=0\nmaxzoom=-1\n")
+
+
+def raster_seeds():
+    """Path commands for the `raster` target (Sources/TileKitFuzz/RasterTarget.swift): an op
+    byte (low 3 bits: move, line, curve, arc, close, fill, stroke, antialias; 0x80: operands
+    are raw 8-byte Doubles, else 2-byte sixteenths of a pixel), then its operands."""
+    def n(v):
+        return struct.pack(">h", int(v * 16))
+
+    def raw(v):
+        return struct.pack(">d", v)
+
+    def op(code, *values, flags=0):
+        pack = raw if flags & 0x80 else n
+        return bytes([code | flags]) + b"".join(pack(v) for v in values)
+
+    colour = bytes([30, 90, 190, 153])
+    square = op(0, 4, 4) + op(1, 60, 4) + op(1, 60, 44) + op(1, 4, 44) + op(4)
+    hole = op(0, 20, 14) + op(1, 40, 14) + op(1, 40, 34) + op(1, 20, 34) + op(4)
+    walk = op(0, 3, 40) + op(1, 20, 10) + op(1, 35, 42) + op(1, 8, 25) + op(1, 60, 20)
+    seeds = {
+        "polygon": square + op(5) + colour,
+        "hole-even-odd": square + hole + op(5, flags=8) + colour,
+        "walk-round-caps": walk + op(6, 2.0, flags=8) + colour,
+        "walk-square-caps-miter": walk + op(6, 3.5, flags=0x40 | 16) + colour,
+        "hairpin": op(0, 5, 20) + op(1, 60, 21) + op(1, 5, 22) + op(6, 4) + colour,
+        "circle": op(0, 42, 24) + op(3, 32, 24, 10, 0, 6.283) + op(4) + op(5) + colour + op(0, 42, 24) + op(3, 32, 24, 10, 0, 6.283) + op(4) + op(6, 1.5) + colour,
+        "curve": op(0, 2, 46) + op(2, 62, 2, 10, -30, 50, 80) + op(6, 2.5, flags=8) + colour,
+        "dot": op(0, 30, 30) + op(1, 30, 30) + op(6, 6, flags=8) + colour,
+        "fast": op(7, flags=8) + walk + op(6, 2.0) + colour,
+        "huge": op(0, -1e300, 5, flags=0x80) + op(1, 1e300, 5, flags=0x80) + op(1, 0, 1e12, flags=0x80) + op(5) + colour,
+        "not-finite": op(0, float("nan"), 5, flags=0x80) + op(1, float("inf"), 40, flags=0x80) + op(1, 3, 3, flags=0x80) + op(6, 2, flags=0x88) + colour,
+        "subnormal": op(0, 0, 0, flags=0x80) + op(1, 60, 5e-324, flags=0x80) + op(1, 30, 40, flags=0x80) + op(5) + colour,
+    }
+    for name, data in seeds.items():
+        seed("raster", name, data)
 
 
 def main():

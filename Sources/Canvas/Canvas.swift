@@ -12,6 +12,15 @@ public final class Canvas {
     public let height: Int
     let surface: OpaquePointer
     let context: OpaquePointer
+    /// Fills and round-joined strokes in solid colours whose parts keep clear of each other
+    /// (see `Subpath.separated`) are drawn by `CoverageRaster` at `best` antialiasing, with
+    /// no clip, transform or opacity layer in effect; all else by cairo.
+    private lazy var raster = CoverageRaster()
+    private var antialias = Antialias.best
+    /// How many clips, transforms and opacity layers are in effect.
+    private var scopes = 0
+    /// Everything through cairo (tests compare the two).
+    var drawsWithCairoOnly = false
 
     /// A canvas filled with `background` (transparent by default).
     public init(width: Int, height: Int, background: Color = .clear) throws(CanvasError) {
@@ -53,6 +62,7 @@ public final class Canvas {
     }
 
     public func setAntialias(_ antialias: Antialias) {
+        self.antialias = antialias
         cairo_set_antialias(context, antialias == .fast ? CAIRO_ANTIALIAS_FAST : CAIRO_ANTIALIAS_DEFAULT)
     }
 
@@ -68,6 +78,10 @@ public final class Canvas {
 
     /// Fills the inside of a path.
     public func fill(_ path: Path, with paint: Paint, rule: FillRule = .nonZero) {
+        if case .color(let color) = paint, drawsDirectly, let subpaths = Subpath.of(path) {
+            let rings = Subpath.deduplicated(subpaths)
+            if Subpath.fillsExactly(rings), fillDirectly([CoverageRaster.Piece(contours: rings.map(\.points))], rule: rule, color: color) { return }
+        }
         cairo_save(context)
         defer { cairo_restore(context) }
         setPath(path)
@@ -78,6 +92,9 @@ public final class Canvas {
 
     /// Draws the outline of a path.
     public func stroke(_ path: Path, with paint: Paint, style: StrokeStyle = StrokeStyle()) {
+        if case .color(let color) = paint, drawsDirectly, let subpaths = Subpath.of(path),
+           let pieces = StrokeOutline.pieces(of: subpaths, style: style),
+           fillDirectly(pieces, rule: .nonZero, color: color) { return }
         cairo_save(context)
         defer { cairo_restore(context) }
         setPath(path)
@@ -119,7 +136,8 @@ public final class Canvas {
     /// Runs `body` with drawing limited to the inside of a path.
     public func withClip<T>(_ path: Path, rule: FillRule = .nonZero, _ body: () throws -> T) rethrows -> T {
         cairo_save(context)
-        defer { cairo_restore(context) }
+        scopes += 1
+        defer { cairo_restore(context); scopes -= 1 }
         setPath(path)
         cairo_set_fill_rule(context, rule == .evenOdd ? CAIRO_FILL_RULE_EVEN_ODD : CAIRO_FILL_RULE_WINDING)
         cairo_clip(context)
@@ -130,7 +148,8 @@ public final class Canvas {
     /// works in its own units; a @2x tile that draws in 1x units).
     public func withTransform<T>(_ transform: AffineTransform, _ body: () throws -> T) rethrows -> T {
         cairo_save(context)
-        defer { cairo_restore(context) }
+        scopes += 1
+        defer { cairo_restore(context); scopes -= 1 }
         var matrix = cairo_matrix_t(xx: transform.a, yx: transform.b, xy: transform.c, yy: transform.d,
                                     x0: transform.tx, y0: transform.ty)
         cairo_transform(context, &matrix)
@@ -141,6 +160,8 @@ public final class Canvas {
     /// overlapping shapes of one overlay do not darken each other.
     public func withOpacity<T>(_ opacity: Double, _ body: () throws -> T) rethrows -> T {
         cairo_push_group(context)
+        scopes += 1
+        defer { scopes -= 1 }
         let result: T
         do {
             result = try body()
@@ -162,6 +183,21 @@ public final class Canvas {
     /// The pixels drawn so far, encoded.
     public func encoded(_ options: EncodingOptions = .png()) throws(CanvasError) -> [UInt8] {
         try makeImage().encoded(options)
+    }
+
+    // MARK: drawing without cairo
+
+    private var drawsDirectly: Bool { antialias == .best && scopes == 0 && !drawsWithCairoOnly }
+
+    /// Fills the pieces through `CoverageRaster` straight into the surface's pixels;
+    /// false when the shape is too large for it (nothing drawn: cairo draws it instead).
+    private func fillDirectly(_ pieces: [CoverageRaster.Piece], rule: FillRule, color: Color) -> Bool {
+        cairo_surface_flush(surface)
+        guard let data = cairo_image_surface_get_data(surface),
+              raster.fill(pieces: pieces, rule: rule, word: CoverageRaster.premultipliedWord(color), into: data,
+                          stride: Int(cairo_image_surface_get_stride(surface)), width: width, height: height) else { return false }
+        cairo_surface_mark_dirty(surface)
+        return true
     }
 
     // MARK: cairo state

@@ -9,7 +9,7 @@ struct FuzzTarget: Sendable {
     let run: @Sendable ([UInt8]) -> Void
 
     static let all: [FuzzTarget] = [
-        .geojson, .gpx, .kml, .plist, .snapshot,
+        .geojson, .gpx, .kml, .plist, .snapshot, .raster,
         .mapJSON, .urlTemplate, .route,
         .png, .jpeg, .webp, .tiff, .worldFile,
         .pmtiles, .pmtilesDirectory, .mbtiles, .mbtilesMetadata,

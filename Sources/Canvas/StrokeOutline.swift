@@ -1,0 +1,226 @@
+import Foundation
+import TileMath
+
+extension PixelPoint {
+    /// The point `distance` to the left (+90°) of the unit direction `d`.
+    fileprivate func offset(_ d: PixelPoint, by distance: Double) -> PixelPoint {
+        PixelPoint(x: x - d.y * distance, y: y + d.x * distance)
+    }
+
+}
+
+/// The outline of a stroke with round joins, as polygons whose inside is the stroked area:
+/// each side offset by half the width, an arc around the outside of each turn, the point
+/// where the offset lines cross inside it, and the caps. Round caps and joins are what
+/// features, routes and shapes use; other joins and dashes are left to cairo (nil).
+///
+/// `CoverageRaster` adds up the area of every edge, so where one outline overlaps itself
+/// (a line crossing itself, doubling back, or bending within its own width) the edge pixels
+/// of the overlap would count twice (AGG's, and so Mapnik's, artefact). So an open line is
+/// cut into pieces that each keep clear of themselves, and the raster keeps each pixel's
+/// largest coverage over the pieces: their union, drawn once. A closed ring that overlaps
+/// itself is left to cairo.
+enum StrokeOutline {
+    /// How far an arc's chords may stray from the circle, in pixels (cairo's default tolerance).
+    static let tolerance = 0.1
+    /// How far past a cut in the middle of a segment the two pieces reach, in pixels: more
+    /// than a pixel, so each piece's cap lies inside the other's straight band, where the
+    /// larger coverage of the two is the exact one.
+    static let cutOverlap = 1.5
+
+    /// The stroke as pieces, each a set of contours filled together with the nonzero rule.
+    static func pieces(of subpaths: [Subpath], style: StrokeStyle) -> [CoverageRaster.Piece]? {
+        guard style.join == .round, style.dash.isEmpty, style.width.isFinite, style.width > 0,
+              style.width <= Subpath.largestCoordinate else { return nil }
+        let radius = style.width / 2
+        let reach = style.cap == .square ? 3 * radius : 2 * radius
+        var pieces = [CoverageRaster.Piece]()
+        for (subpath, original) in zip(Subpath.deduplicated(subpaths), subpaths) {
+            let points = subpath.points
+            guard points.count > 1 else {
+                // A segment of no length draws its cap (a lone move draws nothing).
+                if points.count == 1, original.points.count > 1 || original.closed,
+                   let dot = dot(at: points[0], radius: radius, cap: style.cap) { pieces.append(CoverageRaster.Piece(contours: [dot])) }
+                continue
+            }
+            guard points.count <= Subpath.maximumSegments else { return nil }
+            if subpath.closed {
+                guard Subpath.separated([subpath], reach: reach, otherSubpathReach: reach),
+                      let left = side(points, closed: true, radius: radius, cap: style.cap),
+                      let right = side(Array(points.reversed()), closed: true, radius: radius, cap: style.cap) else { return nil }
+                pieces.append(CoverageRaster.Piece(contours: [left, right]))
+                continue
+            }
+            for run in runs(points, radius: radius, reach: reach) {
+                guard let left = side(run.points, closed: false, radius: radius, cap: run.endCap ?? style.cap),
+                      let right = side(Array(run.points.reversed()), closed: false, radius: radius, cap: run.startCap ?? style.cap)
+                else { return nil }
+                pieces.append(CoverageRaster.Piece(contours: [left + right], overlapsPrevious: run.overlap))
+            }
+        }
+        return pieces
+    }
+
+    /// A stretch of an open line whose stroke keeps clear of itself; cut ends have round
+    /// caps (nil caps are the line's own), and `overlap` is where it overlaps the run
+    /// before it by design (see `CoverageRaster.Piece`).
+    struct Run {
+        var points: [PixelPoint]
+        var startCap: StrokeStyle.Cap?
+        var endCap: StrokeStyle.Cap?
+        var overlap: (point: PixelPoint, reach: Double)?
+    }
+
+    /// An open line cut into runs whose strokes keep clear of themselves: a run ends before
+    /// a segment that would come within `reach` of an earlier one of the run, or a turn too
+    /// sharp for its segments. The cut is in the middle of the run's last segment when that
+    /// is long enough (the two runs overlap along it by `cutOverlap` each way: near there
+    /// the larger coverage is exact), otherwise at the vertex, where the next run may fold
+    /// back along this one (the larger coverage is exact for coinciding edges, so it is used
+    /// everywhere against the runs before).
+    static func runs(_ points: [PixelPoint], radius: Double, reach: Double) -> [Run] {
+        var runs = [Run]()
+        var run = Run(points: [points[0], points[1]])
+        for next in points.dropFirst(2) {
+            if keepsClear(run.points, adding: next, radius: radius, reach: reach) {
+                run.points.append(next)
+                continue
+            }
+            let a = run.points[run.points.count - 2], b = run.points[run.points.count - 1]
+            let length = Subpath.length(b.x - a.x, b.y - a.y)
+            if length >= 2 * (2 * cutOverlap + radius) {
+                let d = PixelPoint(x: (b.x - a.x) / length, y: (b.y - a.y) / length)
+                let middle = PixelPoint(x: (a.x + b.x) / 2, y: (a.y + b.y) / 2)
+                run.points[run.points.count - 1] = PixelPoint(x: middle.x + d.x * cutOverlap, y: middle.y + d.y * cutOverlap)
+                run.endCap = .round
+                runs.append(run)
+                let start = PixelPoint(x: middle.x - d.x * cutOverlap, y: middle.y - d.y * cutOverlap)
+                run = Run(points: [start, b], startCap: .round, overlap: (middle, 2 * cutOverlap + radius + 1.5))
+                if keepsClear(run.points, adding: next, radius: radius, reach: reach) {
+                    run.points.append(next)
+                    continue
+                }
+            }
+            run.endCap = .round
+            runs.append(run)
+            run = Run(points: [b, next], startCap: .round, overlap: (b, .infinity))
+        }
+        runs.append(run)
+        return runs
+    }
+
+    /// Whether the run's stroke stays clear of itself with one more segment to `next`: the
+    /// turn at its end has a clean inside, and the new segment keeps `reach` from every
+    /// segment but the one it joins.
+    private static func keepsClear(_ run: [PixelPoint], adding next: PixelPoint, radius: Double, reach: Double) -> Bool {
+        let a = run[run.count - 2], b = run[run.count - 1]
+        let l0 = Subpath.length(b.x - a.x, b.y - a.y), l1 = Subpath.length(next.x - b.x, next.y - b.y)
+        let d0 = PixelPoint(x: (b.x - a.x) / l0, y: (b.y - a.y) / l0), d1 = PixelPoint(x: (next.x - b.x) / l1, y: (next.y - b.y) / l1)
+        let cross = d0.x * d1.y - d0.y * d1.x, dot = d0.x * d1.x + d0.y * d1.y
+        if cross == 0, dot <= 0 { return false }
+        if abs(cross) * radius > min(l0, l1) * (1 + dot) { return false }
+        for index in 0..<max(0, run.count - 2) where Subpath.distance(run[index], run[index + 1], b, next) < reach {
+            return false
+        }
+        return true
+    }
+
+    /// One side of the stroke, offset to the left of the direction of travel (+90°), with its
+    /// joins, and for an open path the cap at its far end.
+    /// nil when an inside turn is too sharp for its segments' lengths (the outline would overlap).
+    private static func side(_ points: [PixelPoint], closed: Bool, radius: Double, cap: StrokeStyle.Cap) -> [PixelPoint]? {
+        let count = points.count
+        let segments = closed ? count : count - 1
+        var directions = [PixelPoint](), lengths = [Double]()
+        directions.reserveCapacity(segments)
+        lengths.reserveCapacity(segments)
+        for index in 0..<segments {
+            let a = points[index], b = points[(index + 1) % count]
+            let length = Subpath.length(b.x - a.x, b.y - a.y)
+            directions.append(PixelPoint(x: (b.x - a.x) / length, y: (b.y - a.y) / length))
+            lengths.append(length)
+        }
+        var out = [PixelPoint]()
+        out.reserveCapacity(segments * 2 + 8)
+        if closed {
+            for index in 0..<count {
+                let before = (index + count - 1) % count
+                guard join(at: points[index], from: directions[before], to: directions[index],
+                           lengths: (lengths[before], lengths[index]), radius: radius, into: &out) else { return nil }
+            }
+            return out
+        }
+        out.append(points[0].offset(directions[0], by: radius))
+        for index in 1..<(count - 1) {
+            guard join(at: points[index], from: directions[index - 1], to: directions[index],
+                       lengths: (lengths[index - 1], lengths[index]), radius: radius, into: &out) else { return nil }
+        }
+        let end = points[count - 1], d = directions[segments - 1], normal = PixelPoint(x: -d.y, y: d.x)
+        out.append(end.offset(d, by: radius))
+        switch cap {
+        case .butt: break
+        case .round: arc(around: end, from: normal, turning: -.pi, radius: radius, into: &out)
+        case .square:
+            out.append(PixelPoint(x: end.x + (normal.x + d.x) * radius, y: end.y + (normal.y + d.y) * radius))
+            out.append(PixelPoint(x: end.x + (d.x - normal.x) * radius, y: end.y + (d.y - normal.y) * radius))
+        }
+        return out
+    }
+
+    /// This side's points at a vertex between two segments: inside a turn, the point where
+    /// the two offset lines cross; outside it, the circle. False when that crossing lies
+    /// beyond a segment's length or the path turns straight back (the outline would overlap).
+    private static func join(at vertex: PixelPoint, from d0: PixelPoint, to d1: PixelPoint, lengths: (Double, Double),
+                             radius: Double, into out: inout [PixelPoint]) -> Bool {
+        let cross = d0.x * d1.y - d0.y * d1.x, dot = d0.x * d1.x + d0.y * d1.y
+        if cross > 0 {
+            // The crossing lies radius × tan(turn / 2) back along each segment.
+            guard radius * cross <= min(lengths.0, lengths.1) * (1 + dot) else { return false }
+            let scale = radius / (1 + dot)
+            out.append(PixelPoint(x: vertex.x + (-d0.y - d1.y) * scale, y: vertex.y + (d0.x + d1.x) * scale))
+        } else if cross < 0 {
+            out.append(vertex.offset(d0, by: radius))
+            arc(around: vertex, from: PixelPoint(x: -d0.y, y: d0.x), turning: atan2(cross, dot), radius: radius, into: &out)
+            out.append(vertex.offset(d1, by: radius))
+        } else {
+            guard dot > 0 else { return false }
+            out.append(vertex.offset(d0, by: radius))
+        }
+        return true
+    }
+
+    /// The points strictly between the ends of an arc from `normal` (a unit vector from the
+    /// centre) through `turning` radians; the ends are the neighbouring segments' points.
+    private static func arc(around center: PixelPoint, from normal: PixelPoint, turning: Double, radius: Double,
+                            into out: inout [PixelPoint]) {
+        let steps = arcSteps(turning, radius: radius)
+        guard steps > 1 else { return }
+        // The normal turned a step at a time (one cosine and sine an arc, not one a point).
+        let step = turning / Double(steps), c = cos(step), s = sin(step)
+        var v = normal
+        for _ in 1..<steps {
+            v = PixelPoint(x: v.x * c - v.y * s, y: v.x * s + v.y * c)
+            out.append(PixelPoint(x: center.x + radius * v.x, y: center.y + radius * v.y))
+        }
+    }
+
+    /// How many chords an arc needs so none strays more than `tolerance` from the circle.
+    static func arcSteps(_ angle: Double, radius: Double) -> Int {
+        let largestStep = radius <= tolerance ? Double.pi / 2 : 2 * acos(1 - tolerance / radius)
+        return max(1, min(1024, Int((abs(angle) / largestStep).rounded(.up))))
+    }
+
+    /// A zero-length segment's cap: a disc for round caps; nothing for the others (cairo
+    /// draws no square, having no direction to turn it by).
+    private static func dot(at center: PixelPoint, radius: Double, cap: StrokeStyle.Cap) -> [PixelPoint]? {
+        switch cap {
+        case .butt, .square: return nil
+        case .round:
+            let steps = max(4, arcSteps(2 * .pi, radius: radius))
+            return (0..<steps).map { k in
+                let angle = 2 * .pi * Double(k) / Double(steps)
+                return PixelPoint(x: center.x + radius * cos(angle), y: center.y + radius * sin(angle))
+            }
+        }
+    }
+}

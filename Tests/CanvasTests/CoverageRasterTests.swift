@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+import TileMath
+@testable import Canvas
+
+/// The canvas's own rasterizer (CoverageRaster, StrokeOutline) against cairo and against the
+/// truth: the same shapes drawn by cairo at 16x and averaged down, which is the area of each
+/// pixel the shape covers, to within cairo's error at 16x.
+@Suite struct CoverageRasterTests {
+    static let size = 64, factor = 16
+
+    enum Shape {
+        case fill([[PixelPoint]], FillRule)
+        case stroke([PixelPoint], closed: Bool, StrokeStyle)
+    }
+
+    /// The shape's alpha, drawn directly, by cairo, and by cairo at 16x averaged down.
+    static func alphas(_ shape: Shape) throws -> (direct: [Double], cairo: [Double], truth: [Double]) {
+        func draw(on canvas: Canvas, scale: Double) {
+            switch shape {
+            case .fill(let rings, let rule):
+                canvas.fill(.polygon(rings.map { $0.map { P($0.x * scale, $0.y * scale) } }), with: .color(.black), rule: rule)
+            case .stroke(let points, let closed, var style):
+                style.width *= scale
+                let scaled = points.map { P($0.x * scale, $0.y * scale) }
+                canvas.stroke(closed ? .polygon([scaled]) : .polyline(scaled), with: .color(.black), style: style)
+            }
+        }
+        func alpha(_ image: RGBAImage) -> [Double] { (0..<(image.width * image.height)).map { Double(image.pixels[$0 * 4 + 3]) } }
+        let direct = try Canvas(width: size, height: size)
+        draw(on: direct, scale: 1)
+        let cairo = try Canvas(width: size, height: size)
+        cairo.drawsWithCairoOnly = true
+        draw(on: cairo, scale: 1)
+        let big = try Canvas(width: size * factor, height: size * factor)
+        big.drawsWithCairoOnly = true
+        draw(on: big, scale: Double(factor))
+        let fine = alpha(big.makeImage())
+        var truth = [Double](repeating: 0, count: size * size)
+        for y in 0..<(size * factor) {
+            for x in 0..<(size * factor) { truth[(y / factor) * size + x / factor] += fine[y * size * factor + x] }
+        }
+        return (alpha(direct.makeImage()), alpha(cairo.makeImage()), truth.map { $0 / Double(factor * factor) })
+    }
+
+    static func rms(_ a: [Double], _ b: [Double]) -> Double {
+        (zip(a, b).map { ($0 - $1) * ($0 - $1) }.reduce(0, +) / Double(a.count)).squareRoot()
+    }
+
+    /// Seeded shapes: small polygons, random walks 1.5-3 px wide (kept on the canvas, so
+    /// they run along its edges and over themselves), a wide closed ring, a self-crossing
+    /// star under both fill rules, a hairpin, a line that turns back on itself, a dense
+    /// GPS-like track.
+    static func shapes() -> [(String, Shape)] {
+        var rng = SeededRandom(seed: 1689)
+        var shapes = [(String, Shape)]()
+        for index in 0..<12 {
+            let cx = rng.next(in: 12...52), cy = rng.next(in: 12...52), r = rng.next(in: 4...14)
+            let sides = Int(rng.next(in: 3...9.99))
+            let ring = (0..<sides).map { k in P(cx + r * cos(2 * .pi * Double(k) / Double(sides)), cy + 0.76 * r * sin(2 * .pi * Double(k) / Double(sides))) }
+            shapes.append(("polygon \(index)", .fill([ring], .nonZero)))
+            var walk = [P(rng.next(in: 8...56), rng.next(in: 8...56))]
+            for _ in 0..<9 { walk.append(P(min(62, max(2, walk.last!.x + rng.next(in: -12...12))), min(62, max(2, walk.last!.y + rng.next(in: -12...12))))) }
+            let caps: [StrokeStyle.Cap] = [.round, .butt, .square]
+            shapes.append(("walk \(index)", .stroke(walk, closed: false, StrokeStyle(width: rng.next(in: 1.5...3), cap: caps[index % 3], join: .round))))
+        }
+        let star = (0..<5).map { k in P(32 + 26 * cos(4 * .pi * Double(k) / 5), 32 + 26 * sin(4 * .pi * Double(k) / 5)) }
+        shapes.append(("star, nonzero", .fill([star], .nonZero)))
+        shapes.append(("star, even-odd", .fill([star], .evenOdd)))
+        let square = [P(6, 6), P(58, 6), P(58, 58), P(6, 58)], hole = [P(20, 20), P(44, 20), P(44, 44), P(20, 44)]
+        shapes.append(("square with a hole", .fill([square, hole], .evenOdd)))
+        shapes.append(("closed ring, 7 px", .stroke([P(10, 12), P(54, 20), P(40, 52), P(14, 40)], closed: true, StrokeStyle(width: 7, join: .round))))
+        shapes.append(("hairpin", .stroke([P(8, 30), P(56, 31), P(8, 33)], closed: false, StrokeStyle(width: 4, cap: .round, join: .round))))
+        shapes.append(("turn back on itself", .stroke([P(8, 30), P(50, 30), P(20, 30)], closed: false, StrokeStyle(width: 3, cap: .round, join: .round))))
+        var track = [P(4, 40)]
+        for k in 1..<400 { track.append(P(4 + Double(k) * 0.14, 40 - 20 * sin(Double(k) / 60) + rng.next(in: -0.4...0.4))) }
+        shapes.append(("dense GPS-like track, 3 px", .stroke(track, closed: false, StrokeStyle(width: 3, cap: .round, join: .round))))
+        return shapes
+    }
+
+    /// Shapes that keep clear of themselves are drawn with the exact area: no further from
+    /// the truth than cairo. Lines that overlap themselves are drawn as pieces united per
+    /// pixel, which is exact where the pieces' edges coincide and approximate (a + b − ab,
+    /// or the larger) in the few pixels where two pieces' edges cross: those are bounded
+    /// here, a little further from the truth than cairo.
+    @Test func coverageIsAsCloseToTheTrueAreaAsCairos() throws {
+        let overlapping: Set = ["hairpin", "turn back on itself"]
+        var directTotal = 0.0, cairoTotal = 0.0
+        for (name, shape) in Self.shapes() {
+            let (direct, cairo, truth) = try Self.alphas(shape)
+            let directError = Self.rms(direct, truth), cairoError = Self.rms(cairo, truth)
+            let worst = zip(direct, truth).map { abs($0 - $1) }.max() ?? 0
+            let ink = direct.reduce(0, +), trueInk = truth.reduce(0, +)
+            if name.hasPrefix("walk") || overlapping.contains(name) {
+                #expect(directError <= cairoError + 3, "\(name): RMS \(directError) against the true area, cairo's \(cairoError)")
+                #expect(worst <= 96, "\(name): a pixel is \(worst) levels off the true area")
+                #expect(abs(ink - trueInk) <= max(255, trueInk * 0.02), "\(name): \(ink / 255) px of ink, \(trueInk / 255) true")
+            } else {
+                directTotal += directError
+                cairoTotal += cairoError
+                #expect(directError <= cairoError + 1, "\(name): RMS \(directError) against the true area, cairo's \(cairoError)")
+                // A polygon that crosses itself errs at the vertices where the part it winds
+                // twice meets the outside: the two windings are summed there.
+                #expect(worst <= (name.hasPrefix("star") ? 64 : 40), "\(name): a pixel is \(worst) levels off the true area")
+                #expect(abs(ink - trueInk) <= max(255, trueInk * 0.01), "\(name): \(ink / 255) px of ink, \(trueInk / 255) true")
+            }
+        }
+        #expect(directTotal <= cairoTotal, "shapes clear of themselves: RMS \(directTotal) against cairo's \(cairoTotal)")
+    }
+
+    @Test func solidFillsHaveCairosColours() throws {
+        let colors = [Color(hex: "#7fa65a")!.withAlpha(0.6), Color(hex: "#1f5fbf")!, Color(red: 0.3, green: 0.2, blue: 0.9, alpha: 0.35)]
+        for background in [Color.clear, .white, Color(hex: "#203040")!.withAlpha(0.5)] {
+            var images = [RGBAImage]()
+            for cairoOnly in [false, true] {
+                let canvas = try Canvas(width: 32, height: 32, background: background)
+                canvas.drawsWithCairoOnly = cairoOnly
+                for (index, color) in colors.enumerated() {
+                    let at = Double(index * 6)
+                    canvas.fill(.rectangle(x: at, y: at, width: 16, height: 16), with: .color(color))
+                }
+                images.append(canvas.makeImage())
+            }
+            #expect(images[0] == images[1], "whole pixels over \(background) differ from cairo's")
+        }
+    }
+
+    @Test func hostileCoordinatesStayOnTheCanvas() throws {
+        let canvas = try Canvas(width: 40, height: 30)
+        // Far beyond the canvas on every side: the whole canvas is inside.
+        canvas.fill(.polygon([[P(-1e8, -1e8), P(1e8, -1e8), P(1e8, 1e8), P(-1e8, 1e8)]]), with: .color(.black))
+        #expect(canvas.makeImage().pixels.enumerated().allSatisfy { $0.offset % 4 != 3 || $0.element == 255 })
+        // Wholly outside, reaching far beyond cairo's ±8 million px (cairo's fixed point wraps
+        // and floods the canvas), beyond ±1e15 (cairo's), a stroke of no width or of infinite
+        // width: no trap, and nothing drawn on the canvas.
+        let clear = try Canvas(width: 40, height: 30)
+        for ring in [[P(-50, -50), P(-10, -50), P(-10, -10)], [P(100, 5), P(200, 5), P(150, 25)],
+                     [P(-1e300, -5), P(1e300, -5), P(0, -1e300)],
+                     [P(0, 40), P(40, 40), P(20, 1e12)], [P(-1e8, 40), P(1e8, 40), P(0, 1e8)]] {
+            clear.fill(.polygon([ring]), with: .color(.black))
+            clear.stroke(.polyline(ring), with: .color(.black), style: StrokeStyle(width: 3, cap: .round, join: .round))
+        }
+        clear.stroke(.polyline([P(10, 10), P(20, 10)]), with: .color(.black), style: StrokeStyle(width: .infinity, join: .round))
+        clear.stroke(.polyline([P(10, 10), P(20, 10)]), with: .color(.black), style: StrokeStyle(width: 0, join: .round))
+        #expect(clear.makeImage().pixels.allSatisfy { $0 == 0 })
+        // Not finite: cairo's, as before.
+        clear.fill(.polygon([[P(.nan, 5), P(10, .infinity), P(3, 3)]]), with: .color(.black))
+    }
+
+    @Test func segmentsOfNoLengthDrawTheirCapsAsCairoDoes() throws {
+        for cap in [StrokeStyle.Cap.round, .square, .butt] {
+            var images = [RGBAImage]()
+            for cairoOnly in [false, true] {
+                let canvas = try Canvas(width: 20, height: 20)
+                canvas.drawsWithCairoOnly = cairoOnly
+                canvas.stroke(.polyline([P(10, 10), P(10, 10)]), with: .color(.black), style: StrokeStyle(width: 8, cap: cap, join: .round))
+                images.append(canvas.makeImage())
+            }
+            let ink = images.map { $0.pixels.enumerated().filter { $0.offset % 4 == 3 }.map { Double($0.element) }.reduce(0, +) / 255 }
+            #expect(abs(ink[0] - ink[1]) < 1.5, "\(cap) cap: \(ink[0]) px of ink, cairo \(ink[1])")
+        }
+    }
+
+    @Test func clipsTransformsAndLayersStillApply() throws {
+        let canvas = try Canvas(width: 20, height: 20)
+        canvas.withClip(.rectangle(x: 0, y: 0, width: 10, height: 20)) {
+            canvas.fill(.rectangle(x: 0, y: 0, width: 20, height: 20), with: .color(.black))
+        }
+        canvas.withTransform(.translation(x: 10, y: 10)) {
+            canvas.fill(.rectangle(x: 0, y: 0, width: 10, height: 10), with: .color(.black))
+        }
+        let image = canvas.makeImage()
+        #expect(image[5, 5].alpha == 255 && image[15, 5].alpha == 0 && image[15, 15].alpha == 255)
+    }
+}
+
+extension SeededRandom {
+    mutating func next(in range: ClosedRange<Double>) -> Double {
+        range.lowerBound + (range.upperBound - range.lowerBound) * nextUnit()
+    }
+}
