@@ -12,9 +12,9 @@ public final class Canvas {
     public let height: Int
     let surface: OpaquePointer
     let context: OpaquePointer
-    /// Fills and round-joined strokes in solid colours whose parts keep clear of each other
-    /// (see `Subpath.separated`) are drawn by `CoverageRaster` at `best` antialiasing, with
-    /// no clip, transform or opacity layer in effect; all else by cairo.
+    /// Fills and round-joined strokes in solid colours are drawn by `CoverageRaster` (at
+    /// `best`, those whose parts keep clear of each other or can be cut so; see
+    /// `StrokeOutline`), with no clip, transform or opacity layer in effect; all else by cairo.
     private lazy var raster = CoverageRaster()
     private var antialias = Antialias.best
     /// How many clips, transforms and opacity layers are in effect.
@@ -54,9 +54,12 @@ public final class Canvas {
     }
 
     /// Replaces every pixel with a colour (ignoring clip and transform).
-    /// How shape edges are smoothed: `best` (cairo's default: fine coverage), or `fast`
-    /// (4x4 supersampling: about 1.5x faster on dense line and polygon layers; the
-    /// difference is hard to see at tile scale).
+    /// How shape edges are smoothed. Both give each pixel the exact area of the shape in it
+    /// (`CoverageRaster`). `best` draws a line that crosses or doubles back on itself, and
+    /// rings that touch, as their union (or through cairo); `fast` sums the overlap instead,
+    /// so the edge pixels where a shape overlaps itself come out darker (AGG's, and so
+    /// Mapnik's, way), for dense data layers. What cairo still draws (clipped, transformed,
+    /// gradients, dashes) uses cairo's default at `best`, its 4x4 sampling at `fast`.
     public enum Antialias: String, Sendable, CaseIterable {
         case best, fast
     }
@@ -80,7 +83,8 @@ public final class Canvas {
     public func fill(_ path: Path, with paint: Paint, rule: FillRule = .nonZero) {
         if case .color(let color) = paint, drawsDirectly, let subpaths = Subpath.of(path) {
             let rings = Subpath.deduplicated(subpaths)
-            if Subpath.fillsExactly(rings), fillDirectly([CoverageRaster.Piece(contours: rings.map(\.points))], rule: rule, color: color) { return }
+            if antialias == .fast || Subpath.fillsExactly(rings),
+               fillDirectly([CoverageRaster.Piece(contours: rings.map(\.points))], rule: rule, color: color) { return }
         }
         cairo_save(context)
         defer { cairo_restore(context) }
@@ -93,7 +97,7 @@ public final class Canvas {
     /// Draws the outline of a path.
     public func stroke(_ path: Path, with paint: Paint, style: StrokeStyle = StrokeStyle()) {
         if case .color(let color) = paint, drawsDirectly, let subpaths = Subpath.of(path),
-           let pieces = StrokeOutline.pieces(of: subpaths, style: style),
+           let pieces = StrokeOutline.pieces(of: subpaths, style: style, exact: antialias == .best),
            fillDirectly(pieces, rule: .nonZero, color: color) { return }
         cairo_save(context)
         defer { cairo_restore(context) }
@@ -187,7 +191,7 @@ public final class Canvas {
 
     // MARK: drawing without cairo
 
-    private var drawsDirectly: Bool { antialias == .best && scopes == 0 && !drawsWithCairoOnly }
+    private var drawsDirectly: Bool { scopes == 0 && !drawsWithCairoOnly }
 
     /// Fills the pieces through `CoverageRaster` straight into the surface's pixels;
     /// false when the shape is too large for it (nothing drawn: cairo draws it instead).
@@ -209,7 +213,11 @@ public final class Canvas {
             case .move(let p): cairo_move_to(context, p.x, p.y)
             case .line(let p): cairo_line_to(context, p.x, p.y)
             case .curve(let c1, let c2, let e): cairo_curve_to(context, c1.x, c1.y, c2.x, c2.y, e.x, e.y)
-            case .arc(let c, let r, let a0, let a1): cairo_arc(context, c.x, c.y, r, a0, a1)
+            case .arc(let c, let r, let a0, let a1):
+                // cairo cuts an arc into segments by its radius: 1e300 would be forever. Beyond
+                // ±8 million px its fixed point wraps anyway.
+                guard r.isFinite, abs(r) <= 1e7, let sweep = Path.arcSweep(from: a0, to: a1) else { continue }
+                cairo_arc(context, c.x, c.y, r, a0, a0 + sweep)
             case .close: cairo_close_path(context)
             }
         }

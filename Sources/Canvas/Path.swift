@@ -87,6 +87,21 @@ public struct Path: Hashable, Sendable {
     }
 }
 
+extension Path {
+    /// How far an arc from `start` to `end` turns, as cairo_arc reads them (the end moved on
+    /// by whole turns until it is past the start), but never more than one turn: cairo
+    /// draws n turns as n circles, one segment at a time (minutes for an angle of 1e12,
+    /// forever once adding a turn no longer changes it). nil when an angle is not finite.
+    static func arcSweep(from start: Double, to end: Double) -> Double? {
+        guard start.isFinite, end.isFinite else { return nil }
+        let sweep = end - start
+        guard sweep.isFinite else { return 2 * .pi }
+        if sweep >= 0 { return min(sweep, 2 * .pi) }
+        let remainder = sweep.truncatingRemainder(dividingBy: 2 * .pi)
+        return remainder == 0 ? 0 : remainder + 2 * .pi
+    }
+}
+
 /// How overlapping subpaths decide what is inside (SVG's fill-rule).
 public enum FillRule: Hashable, Sendable {
     case nonZero, evenOdd

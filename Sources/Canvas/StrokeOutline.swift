@@ -29,18 +29,28 @@ enum StrokeOutline {
     static let cutOverlap = 1.5
 
     /// The stroke as pieces, each a set of contours filled together with the nonzero rule.
-    static func pieces(of subpaths: [Subpath], style: StrokeStyle) -> [CoverageRaster.Piece]? {
+    /// Not `exact` (`Canvas.Antialias.fast`): one piece, outlines allowed to overlap themselves
+    /// (through the vertex inside a sharp turn), so the edge pixels of an overlap count twice.
+    static func pieces(of subpaths: [Subpath], style: StrokeStyle, exact: Bool = true) -> [CoverageRaster.Piece]? {
         guard style.join == .round, style.dash.isEmpty, style.width.isFinite, style.width > 0,
               style.width <= Subpath.largestCoordinate else { return nil }
         let radius = style.width / 2
         let reach = style.cap == .square ? 3 * radius : 2 * radius
         var pieces = [CoverageRaster.Piece]()
+        var overlapping = [[PixelPoint]]()
         for (subpath, original) in zip(Subpath.deduplicated(subpaths), subpaths) {
             let points = subpath.points
             guard points.count > 1 else {
                 // A segment of no length draws its cap (a lone move draws nothing).
                 if points.count == 1, original.points.count > 1 || original.closed,
                    let dot = dot(at: points[0], radius: radius, cap: style.cap) { pieces.append(CoverageRaster.Piece(contours: [dot])) }
+                continue
+            }
+            if !exact {
+                guard let left = side(points, closed: subpath.closed, radius: radius, cap: style.cap, overlapping: true),
+                      let right = side(Array(points.reversed()), closed: subpath.closed, radius: radius, cap: style.cap, overlapping: true)
+                else { return nil }
+                overlapping += subpath.closed ? [left, right] : [left + right]
                 continue
             }
             guard points.count <= Subpath.maximumSegments else { return nil }
@@ -58,6 +68,7 @@ enum StrokeOutline {
                 pieces.append(CoverageRaster.Piece(contours: [left + right], overlapsPrevious: run.overlap))
             }
         }
+        if !exact { return [CoverageRaster.Piece(contours: pieces.flatMap(\.contours) + overlapping)] }
         return pieces
     }
 
@@ -128,7 +139,8 @@ enum StrokeOutline {
     /// One side of the stroke, offset to the left of the direction of travel (+90°), with its
     /// joins, and for an open path the cap at its far end.
     /// nil when an inside turn is too sharp for its segments' lengths (the outline would overlap).
-    private static func side(_ points: [PixelPoint], closed: Bool, radius: Double, cap: StrokeStyle.Cap) -> [PixelPoint]? {
+    private static func side(_ points: [PixelPoint], closed: Bool, radius: Double, cap: StrokeStyle.Cap,
+                             overlapping: Bool = false) -> [PixelPoint]? {
         let count = points.count
         let segments = closed ? count : count - 1
         var directions = [PixelPoint](), lengths = [Double]()
@@ -146,14 +158,14 @@ enum StrokeOutline {
             for index in 0..<count {
                 let before = (index + count - 1) % count
                 guard join(at: points[index], from: directions[before], to: directions[index],
-                           lengths: (lengths[before], lengths[index]), radius: radius, into: &out) else { return nil }
+                           lengths: (lengths[before], lengths[index]), radius: radius, overlapping: overlapping, into: &out) else { return nil }
             }
             return out
         }
         out.append(points[0].offset(directions[0], by: radius))
         for index in 1..<(count - 1) {
             guard join(at: points[index], from: directions[index - 1], to: directions[index],
-                       lengths: (lengths[index - 1], lengths[index]), radius: radius, into: &out) else { return nil }
+                       lengths: (lengths[index - 1], lengths[index]), radius: radius, overlapping: overlapping, into: &out) else { return nil }
         }
         let end = points[count - 1], d = directions[segments - 1], normal = PixelPoint(x: -d.y, y: d.x)
         out.append(end.offset(d, by: radius))
@@ -168,19 +180,25 @@ enum StrokeOutline {
     }
 
     /// This side's points at a vertex between two segments: inside a turn, the point where
-    /// the two offset lines cross; outside it, the circle. False when that crossing lies
-    /// beyond a segment's length or the path turns straight back (the outline would overlap).
+    /// the two offset lines cross; outside it, the circle. When that crossing lies beyond a
+    /// segment's length or the path turns straight back, the outline would overlap itself:
+    /// false, unless `overlapping` allows it (then through the vertex).
     private static func join(at vertex: PixelPoint, from d0: PixelPoint, to d1: PixelPoint, lengths: (Double, Double),
-                             radius: Double, into out: inout [PixelPoint]) -> Bool {
+                             radius: Double, overlapping: Bool, into out: inout [PixelPoint]) -> Bool {
         let cross = d0.x * d1.y - d0.y * d1.x, dot = d0.x * d1.x + d0.y * d1.y
         if cross > 0 {
             // The crossing lies radius × tan(turn / 2) back along each segment.
-            guard radius * cross <= min(lengths.0, lengths.1) * (1 + dot) else { return false }
-            let scale = radius / (1 + dot)
-            out.append(PixelPoint(x: vertex.x + (-d0.y - d1.y) * scale, y: vertex.y + (d0.x + d1.x) * scale))
-        } else if cross < 0 {
+            if radius * cross <= min(lengths.0, lengths.1) * (1 + dot) {
+                let scale = radius / (1 + dot)
+                out.append(PixelPoint(x: vertex.x + (-d0.y - d1.y) * scale, y: vertex.y + (d0.x + d1.x) * scale))
+            } else {
+                guard overlapping else { return false }
+                out += [vertex.offset(d0, by: radius), vertex, vertex.offset(d1, by: radius)]
+            }
+        } else if cross < 0 || (dot <= 0 && overlapping) {
+            // A turn straight back (cross 0) is a half circle round the front.
             out.append(vertex.offset(d0, by: radius))
-            arc(around: vertex, from: PixelPoint(x: -d0.y, y: d0.x), turning: atan2(cross, dot), radius: radius, into: &out)
+            arc(around: vertex, from: PixelPoint(x: -d0.y, y: d0.x), turning: cross == 0 ? -.pi : atan2(cross, dot), radius: radius, into: &out)
             out.append(vertex.offset(d1, by: radius))
         } else {
             guard dot > 0 else { return false }
@@ -207,7 +225,10 @@ enum StrokeOutline {
     /// How many chords an arc needs so none strays more than `tolerance` from the circle.
     static func arcSteps(_ angle: Double, radius: Double) -> Int {
         let largestStep = radius <= tolerance ? Double.pi / 2 : 2 * acos(1 - tolerance / radius)
-        return max(1, min(1024, Int((abs(angle) / largestStep).rounded(.up))))
+        // A radius so large that 1 − tolerance / radius rounds to 1 gives a step of 0.
+        let steps = (abs(angle) / largestStep).rounded(.up)
+        guard steps < 1024 else { return 1024 }
+        return max(1, Int(steps))
     }
 
     /// A zero-length segment's cap: a disc for round caps; nothing for the others (cairo

@@ -67,18 +67,11 @@ struct Subpath {
     }
 
     /// An arc's points, from its start (which the path reaches by a line, or moves to) round
-    /// in the direction of increasing angle, as cairo_arc draws it; nil for an arc of more
-    /// than a full turn or with values that are not drawable.
+    /// in the direction of increasing angle, as cairo_arc draws it (`Path.arcSweep`); nil
+    /// for values that are not drawable.
     static func flattenedArc(center: PixelPoint, radius: Double, from start: Double, to end: Double) -> [PixelPoint]? {
         guard center.isDrawable, radius.isFinite, radius >= 0, radius <= largestCoordinate,
-              start.isFinite, end.isFinite, abs(start) < 1e6, abs(end) < 1e6 else { return nil }
-        var sweep = end - start
-        if sweep < 0 {
-            // cairo adds whole turns to the end until it is past the start.
-            let remainder = sweep.truncatingRemainder(dividingBy: 2 * .pi)
-            sweep = remainder == 0 ? 0 : remainder + 2 * .pi
-        }
-        guard sweep <= 2 * .pi + 1e-9 else { return nil }
+              abs(start) < 1e6, let sweep = Path.arcSweep(from: start, to: end) else { return nil }
         let steps = StrokeOutline.arcSteps(sweep, radius: radius)
         return (0...steps).map { k in
             let angle = start + sweep * Double(k) / Double(steps)

@@ -161,6 +161,50 @@ import TileMath
         }
     }
 
+    @Test func arcsTurnAsCairoReadsThemButAtMostOnce() {
+        #expect(Path.arcSweep(from: 0, to: .pi) == .pi)
+        #expect(Path.arcSweep(from: 0, to: 2 * .pi) == 2 * .pi)
+        #expect(abs(Path.arcSweep(from: 1, to: 0)! - (2 * .pi - 1)) < 1e-12)    // the end moved on a turn
+        #expect(Path.arcSweep(from: 0, to: 1e12) == 2 * .pi)                     // many turns draw one
+        #expect(Path.arcSweep(from: 1e12, to: 0)! <= 2 * .pi)                    // no loop adding turns
+        #expect(Path.arcSweep(from: 0, to: .infinity) == nil)
+        #expect(Path.arcSweep(from: .nan, to: 1) == nil)
+        // A circle goes through the canvas's rasterizer (flattened within 0.1 px, as cairo
+        // flattens it) and has cairo's ink, a little under pi r^2 as the chords cut inside.
+        var inks = [Double]()
+        for cairoOnly in [false, true] {
+            guard let canvas = try? Canvas(width: 40, height: 40) else { return }
+            canvas.drawsWithCairoOnly = cairoOnly
+            canvas.fill(.circle(center: P(20, 20), radius: 15), with: .color(.black))
+            inks.append(canvas.makeImage().pixels.enumerated().filter { $0.offset % 4 == 3 }.map { Double($0.element) }.reduce(0, +) / 255)
+        }
+        #expect(abs(inks[0] - inks[1]) < 1, "a circle of radius 15: \(inks[0]) px of ink, cairo \(inks[1])")
+        #expect(abs(inks[0] - .pi * 225) < 7, "a circle of radius 15: \(inks[0]) px of ink")
+    }
+
+    /// `fast` draws shapes that keep clear of themselves exactly as `best` does, and sums the
+    /// overlap of a line that doubles back (more ink at its edges) where `best` unites it.
+    @Test func fastSumsOverlapsThatBestUnites() throws {
+        func draw(_ antialias: Canvas.Antialias, _ body: (Canvas) -> Void) throws -> RGBAImage {
+            let canvas = try Canvas(width: 64, height: 64)
+            canvas.setAntialias(antialias)
+            body(canvas)
+            return canvas.makeImage()
+        }
+        let clear: (Canvas) -> Void = { canvas in
+            canvas.fill(.polygon([[P(5, 5), P(50, 12), P(30, 55)]]), with: .color(Color.black.withAlpha(0.6)))
+            canvas.stroke(.polyline([P(4, 60), P(30, 40), P(60, 58)]), with: .color(.black), style: StrokeStyle(width: 2, cap: .round, join: .round))
+        }
+        #expect(try draw(.fast, clear) == draw(.best, clear))
+        let doubling: (Canvas) -> Void = { canvas in
+            canvas.stroke(.polyline([P(8, 30.3), P(50, 30.3), P(20, 30.3)]), with: .color(.black), style: StrokeStyle(width: 3, cap: .round, join: .round))
+        }
+        func ink(_ image: RGBAImage) -> Double { image.pixels.enumerated().filter { $0.offset % 4 == 3 }.map { Double($0.element) }.reduce(0, +) / 255 }
+        let fast = ink(try draw(.fast, doubling)), best = ink(try draw(.best, doubling))
+        #expect(fast > best + 10, "doubled back: \(fast) px of ink at fast, \(best) at best")
+        #expect(abs(best - (42 * 3 + .pi * 2.25)) < 2, "best draws the union: \(best) px of ink")
+    }
+
     @Test func clipsTransformsAndLayersStillApply() throws {
         let canvas = try Canvas(width: 20, height: 20)
         canvas.withClip(.rectangle(x: 0, y: 0, width: 10, height: 20)) {
