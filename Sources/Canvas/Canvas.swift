@@ -224,7 +224,9 @@ public final class Canvas {
     }
 
     func apply(_ style: StrokeStyle) {
-        cairo_set_line_width(context, style.width)
+        // cairo's pen has about sqrt(width / tolerance) vertices, so a stroke 1e12 px wide takes
+        // minutes: beyond 1e6 px (30 times the widest canvas) it is drawn 1e6 px wide.
+        cairo_set_line_width(context, min(style.width, 1e6))
         cairo_set_line_cap(context, style.cap == .round ? CAIRO_LINE_CAP_ROUND : style.cap == .square ? CAIRO_LINE_CAP_SQUARE : CAIRO_LINE_CAP_BUTT)
         cairo_set_line_join(context, style.join == .round ? CAIRO_LINE_JOIN_ROUND : style.join == .bevel ? CAIRO_LINE_JOIN_BEVEL : CAIRO_LINE_JOIN_MITER)
         cairo_set_miter_limit(context, style.miterLimit)
