@@ -95,7 +95,9 @@ public final class Canvas {
     }
 
     /// Draws the outline of a path.
+    /// A width that is infinite or not a number draws nothing.
     public func stroke(_ path: Path, with paint: Paint, style: StrokeStyle = StrokeStyle()) {
+        guard style.width.isFinite else { return }
         if case .color(let color) = paint, drawsDirectly, let subpaths = Subpath.of(path),
            let pieces = StrokeOutline.pieces(of: subpaths, style: style, exact: antialias == .best),
            fillDirectly(pieces, rule: .nonZero, color: color) { return }
