@@ -79,7 +79,7 @@ public struct FeatureTileSource: TileSource {
             // A circle reaches its radius beyond its centre.
             let grown = features[i].radius.map { Self.grow(extent, meters: $0) } ?? extent
             return grown.intersects(marks[i] ? markReach : lineReach)
-        }.map { features[$0] }
+        }
         let placement = labelIndex.placement(zoom: Double(request.tile.z), tileSize: metadata.tileSize, scale: Double(request.scale))
         // Grown by a few pixels: glyphs' ink may reach past their logical box (italics).
         let window = PixelBox(minX: 0, minY: 0, maxX: size, maxY: size).offset(x: projection.origin.x, y: projection.origin.y)
@@ -88,7 +88,8 @@ public struct FeatureTileSource: TileSource {
         guard !nearby.isEmpty || !labels.isEmpty else { return nil }
         let canvas = try Canvas(width: Int(size), height: Int(size))
         canvas.setAntialias(renderer.antialias)
-        renderer.draw(nearby, on: canvas, projection: projection, labels: labels)
+        renderer.drawShapes(features, indices: nearby, on: canvas, projection: projection)
+        renderer.drawLabels(labels, on: canvas, projection: projection)
         return canvas
     }
 
