@@ -64,13 +64,6 @@ final class CoverageRaster {
         return short(alpha) << 24 | short(color.red * alpha) << 16 | short(color.green * alpha) << 8 | short(color.blue * alpha)
     }
 
-    /// Fills the contours (each closed implicitly) with `word` (see `premultipliedWord`).
-    /// Returns false, drawing nothing, when the shape is too large for the cell buffer.
-    func fill(_ contours: [[PixelPoint]], rule: FillRule, word: UInt32,
-              into data: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int) -> Bool {
-        fill(pieces: [Piece(contours: contours)], rule: rule, word: word, into: data, stride: stride, width: width, height: height)
-    }
-
     /// Fills a shape made of pieces, each a set of contours that does not overlap itself (a
     /// stroke cut where it would): where pieces overlap, their union is drawn once. A pixel
     /// that two pieces cover in part gets a + b − ab, the union of two edges crossing in it
