@@ -6,7 +6,6 @@ extension PixelPoint {
     fileprivate func offset(_ d: PixelPoint, by distance: Double) -> PixelPoint {
         PixelPoint(x: x - d.y * distance, y: y + d.x * distance)
     }
-
 }
 
 /// The outline of a stroke with round joins, as polygons whose inside is the stroked area:
@@ -129,7 +128,8 @@ enum StrokeOutline {
         let d0 = PixelPoint(x: (b.x - a.x) / l0, y: (b.y - a.y) / l0), d1 = PixelPoint(x: (next.x - b.x) / l1, y: (next.y - b.y) / l1)
         let cross = d0.x * d1.y - d0.y * d1.x, dot = d0.x * d1.x + d0.y * d1.y
         if cross == 0, dot <= 0 { return false }
-        if abs(cross) * radius > min(l0, l1) * (1 + dot) { return false }
+        // Either side may be the inside of the turn.
+        if !insideIsClean(cross: abs(cross), dot: dot, lengths: (l0, l1), radius: radius) { return false }
         for index in 0..<max(0, run.count - 2) where Subpath.distance(run[index], run[index + 1], b, next) < reach {
             return false
         }
@@ -187,8 +187,7 @@ enum StrokeOutline {
                              radius: Double, overlapping: Bool, into out: inout [PixelPoint]) -> Bool {
         let cross = d0.x * d1.y - d0.y * d1.x, dot = d0.x * d1.x + d0.y * d1.y
         if cross > 0 {
-            // The crossing lies radius × tan(turn / 2) back along each segment.
-            if radius * cross <= min(lengths.0, lengths.1) * (1 + dot) {
+            if insideIsClean(cross: cross, dot: dot, lengths: lengths, radius: radius) {
                 let scale = radius / (1 + dot)
                 out.append(PixelPoint(x: vertex.x + (-d0.y - d1.y) * scale, y: vertex.y + (d0.x + d1.x) * scale))
             } else {
@@ -205,6 +204,12 @@ enum StrokeOutline {
             out.append(vertex.offset(d0, by: radius))
         }
         return true
+    }
+
+    /// Whether the offset lines on the inside of a turn (cross > 0 for that side) meet
+    /// within both segments: the crossing lies radius × tan(turn / 2) back along each.
+    private static func insideIsClean(cross: Double, dot: Double, lengths: (Double, Double), radius: Double) -> Bool {
+        radius * cross <= min(lengths.0, lengths.1) * (1 + dot)
     }
 
     /// The points strictly between the ends of an arc from `normal` (a unit vector from the
