@@ -53,7 +53,6 @@ public final class Canvas {
         cairo_surface_destroy(surface)
     }
 
-    /// Replaces every pixel with a colour (ignoring clip and transform).
     /// How shape edges are smoothed. Both give each pixel the exact area of the shape in it
     /// (`CoverageRaster`). `best` draws a line that crosses or doubles back on itself, and
     /// rings that touch, as their union (or through cairo); `fast` sums the overlap instead,
@@ -69,6 +68,7 @@ public final class Canvas {
         cairo_set_antialias(context, antialias == .fast ? CAIRO_ANTIALIAS_FAST : CAIRO_ANTIALIAS_DEFAULT)
     }
 
+    /// Replaces every pixel with a colour (ignoring clip and transform).
     public func clear(_ color: Color = .clear) {
         cairo_save(context)
         cairo_reset_clip(context)
