@@ -12,6 +12,7 @@ REQUIRED=(
   "fonts-dejavu-core:-"
   "libpng-dev:libpng"
   "zlib1g-dev:zlib"
+  "libdeflate-dev:libdeflate"
   "libturbojpeg0-dev:libturbojpeg"
   "libwebp-dev:libwebp"
   "libsqlite3-dev:sqlite3"

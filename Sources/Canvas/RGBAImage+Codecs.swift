@@ -42,12 +42,21 @@ extension RGBAImage {
         }
     }
 
-    // MARK: PNG (libpng, through the C shim that owns the setjmp)
+    // MARK: PNG (PNGWriter over libdeflate; libpng, through the C shim that owns the setjmp, for large images and decoding)
 
     private func encodePNG(level: Int, filter: PNGFilter) throws(CanvasError) -> [UInt8] {
         guard (0...9).contains(level) else { throw .invalidOption("PNG compression level \(level) is out of range [0, 9]") }
         // An opaque tile loses nothing without its alpha channel and encodes faster.
         let opaque = isOpaque
+        if PNGWriter.accepts(width: width, height: height, channels: opaque ? 3 : 4) {
+            return try PNGWriter.encode(rgba: pixels, width: width, height: height, channels: opaque ? 3 : 4, level: level, filter: filter)
+        }
+        return try libpngEncoded(level: level, filter: filter, opaque: opaque)
+    }
+
+    /// The PNG from libpng, which streams the rows through zlib: for images too large for
+    /// PNGWriter, which needs them whole.
+    func libpngEncoded(level: Int, filter: PNGFilter, opaque: Bool) throws(CanvasError) -> [UInt8] {
         let rows = opaque ? rgbPixels() : pixels
         let channels: Int32 = opaque ? 3 : 4
         var buffer = tk_png_buffer(data: nil, length: 0, capacity: 0)
