@@ -98,8 +98,11 @@ public final class Canvas {
     /// A width that is infinite or not a number draws nothing.
     public func stroke(_ path: Path, with paint: Paint, style: StrokeStyle = StrokeStyle()) {
         guard style.width.isFinite else { return }
+        // Ink of a round-joined stroke lies within half its width of the line (a square cap's
+        // corner within 0.71 widths): segments a width and 2 px off the canvas draw nothing.
         if case .color(let color) = paint, drawsDirectly, let subpaths = Subpath.of(path),
-           let pieces = StrokeOutline.pieces(of: subpaths, style: style, exact: antialias == .best),
+           let pieces = StrokeOutline.pieces(of: Subpath.culled(subpaths, width: Double(width), height: Double(height), margin: style.width + 2),
+                                             style: style, exact: antialias == .best),
            fillDirectly(pieces, rule: .nonZero, color: color) { return }
         cairo_save(context)
         defer { cairo_restore(context) }

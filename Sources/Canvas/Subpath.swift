@@ -80,6 +80,57 @@ struct Subpath {
     }
 }
 
+extension Subpath {
+    /// The subpaths without the segments that keep farther than `margin` from the rectangle
+    /// `(0, 0, width, height)`: a line that leaves the canvas and comes back becomes two
+    /// lines, and a ring that leaves it becomes lines. Each dropped segment has both ends
+    /// beyond the margin, so the caps and round joins drawn at the new ends lie off the
+    /// canvas when `margin` is more than the stroke reaches from its line. A tile's lines
+    /// run on into its neighbours; this keeps the outlines (and their checks for overlaps)
+    /// to the part that shows.
+    static func culled(_ subpaths: [Subpath], width: Double, height: Double, margin: Double) -> [Subpath] {
+        let minX = -margin, minY = -margin, maxX = width + margin, maxY = height + margin
+        func inside(_ p: PixelPoint) -> Bool { p.x >= minX && p.x <= maxX && p.y >= minY && p.y <= maxY }
+        /// Whether the segment's box meets the rectangle: true for every segment that does,
+        /// and for a few diagonal ones that pass by a corner (kept: keeping is always safe).
+        func meets(_ a: PixelPoint, _ b: PixelPoint) -> Bool {
+            max(a.x, b.x) >= minX && min(a.x, b.x) <= maxX && max(a.y, b.y) >= minY && min(a.y, b.y) <= maxY
+        }
+        var result = [Subpath]()
+        result.reserveCapacity(subpaths.count)
+        for subpath in subpaths {
+            let points = subpath.points
+            if points.count < 2 || points.allSatisfy(inside) {
+                result.append(subpath)
+                continue
+            }
+            let count = points.count, segments = subpath.closed ? count : count - 1
+            // A ring is read from just after a dropped segment, so no run wraps round its start.
+            var start = 0
+            if subpath.closed {
+                guard let dropped = (0..<count).first(where: { !meets(points[$0], points[($0 + 1) % count]) }) else {
+                    result.append(subpath)
+                    continue
+                }
+                start = (dropped + 1) % count
+            }
+            var run = [PixelPoint]()
+            for k in 0..<segments {
+                let a = points[(start + k) % count], b = points[(start + k + 1) % count]
+                if meets(a, b) {
+                    if run.isEmpty { run.append(a) }
+                    run.append(b)
+                } else if !run.isEmpty {
+                    result.append(Subpath(points: run, closed: false))
+                    run.removeAll(keepingCapacity: true)
+                }
+            }
+            if !run.isEmpty { result.append(Subpath(points: run, closed: false)) }
+        }
+        return result
+    }
+}
+
 extension PixelPoint {
     var isDrawable: Bool {
         x.isFinite && y.isFinite && abs(x) <= Subpath.largestCoordinate && abs(y) <= Subpath.largestCoordinate

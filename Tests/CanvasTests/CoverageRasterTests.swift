@@ -205,6 +205,40 @@ import TileMath
         #expect(abs(best - (42 * 3 + .pi * 2.25)) < 2, "best draws the union: \(best) px of ink")
     }
 
+    /// Segments that keep a stroke's width and 2 px off the canvas are dropped before the
+    /// outline is made: a line that leaves and comes back becomes two lines, a ring that
+    /// leaves becomes a line; the pixels on the canvas do not change.
+    @Test func segmentsOffTheCanvasAreDroppedWithoutAVisibleChange() throws {
+        let leaving = Subpath(points: [P(10, 10), P(40, -30), P(60, -40), P(30, 50)], closed: false)
+        let kept = Subpath.culled([leaving], width: 64, height: 64, margin: 4)
+        #expect(kept.map(\.points) == [[P(10, 10), P(40, -30)], [P(60, -40), P(30, 50)]])
+        let ring = Subpath(points: [P(10, 10), P(100, -50), P(120, 10), P(50, 50)], closed: true)
+        #expect(Subpath.culled([ring], width: 64, height: 64, margin: 4).map(\.points) == [[P(120, 10), P(50, 50), P(10, 10), P(100, -50)]])
+        #expect(Subpath.culled([ring], width: 64, height: 64, margin: 4).allSatisfy { !$0.closed })
+        let inside = Subpath(points: [P(1, 1), P(60, 60), P(1, 60)], closed: true)
+        #expect(Subpath.culled([inside], width: 64, height: 64, margin: 0).map(\.closed) == [true])
+        #expect(Subpath.culled([Subpath(points: [P(-100, -100), P(-50, -90)], closed: false)], width: 64, height: 64, margin: 4).isEmpty)
+
+        // Drawn on a canvas and, whole, on one five times its size.
+        let paths: [(Path, StrokeStyle)] = [
+            (.polyline([P(10, 10), P(40, -30), P(100, -40), P(150, 20), P(30, 50)]), StrokeStyle(width: 3, cap: .round, join: .round)),
+            (.polygon([[P(10, 10), P(100, -50), P(120, 10), P(50, 50)]]), StrokeStyle(width: 2, cap: .butt, join: .round)),
+            (.polyline([P(-20, 30), P(-20, -20), P(70, -3.5), P(20, 62)]), StrokeStyle(width: 6, cap: .square, join: .round)),
+            // A segment just off the edge whose ink reaches onto the canvas is kept.
+            (.polyline([P(30, 30), P(-2, 10), P(-2, 50), P(30, 40)]), StrokeStyle(width: 6, cap: .round, join: .round)),
+        ]
+        for (path, style) in paths {
+            let small = try Canvas(width: 64, height: 64)
+            small.stroke(path, with: .color(.black), style: style)
+            let large = try Canvas(width: 320, height: 320)
+            large.stroke(path.applying(.translation(x: 128, y: 128)), with: .color(.black), style: style)
+            let a = small.makeImage(), b = large.makeImage().cropped(x: 128, y: 128, width: 64, height: 64)
+            let worst = zip(a.pixels, b.pixels).map { abs(Int($0) - Int($1)) }.max() ?? 0
+            #expect(worst <= 1, "\(style): pixels differ by up to \(worst)")
+            #expect(a.pixels.contains { $0 > 0 })
+        }
+    }
+
     @Test func clipsTransformsAndLayersStillApply() throws {
         let canvas = try Canvas(width: 20, height: 20)
         canvas.withClip(.rectangle(x: 0, y: 0, width: 10, height: 20)) {
