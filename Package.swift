@@ -60,7 +60,7 @@ let package = Package(
         // Features from GeoJSON, GPX, KML and plist files.
         .target(name: "Features", dependencies: ["TileMath", "Colors", "CXML2"]),
         // Tile sources, layers (zooms, bounds, overzoom, fallback) and composition.
-        .target(name: "TileSources", dependencies: ["TileMath", "Canvas", "MBTiles", "PMTiles"]),
+        .target(name: "TileSources", dependencies: ["TileMath", "Canvas", "MBTiles", "PMTiles", "Compression"]),
         // Drawing features into tiles and images.
         .target(name: "Rendering", dependencies: ["TileMath", "Canvas", "Features", "TileSources"]),
         // The command line, as a library so it is testable.

@@ -331,6 +331,24 @@ def route_seeds():
         seed("route", "path-%02d.txt" % i, path)
 
 
+def http1_seeds():
+    """Answers for the `http1` target (Sources/TileKitFuzz/HTTP1Target.swift): a byte for
+    the size of the pieces they arrive in, then an HTTP/1 response."""
+    png = bytes.fromhex("89504e470d0a1a0a")
+    answers = [
+        b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 8\r\nETag: \"a1\"\r\n\r\n" + png,
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4;ext=1\r\n" + png[:4] + b"\r\n4\r\n" + png[4:] + b"\r\n0\r\nX-Trailer: 1\r\n\r\n",
+        b"HTTP/1.0 200 OK\r\nContent-Type: image/png\r\n\r\n" + png,
+        b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n",
+        b"HTTP/1.1 304 Not Modified\r\nCache-Control: max-age=60\r\nLast-Modified: Sun, 06 Nov 1994 08:49:37 GMT\r\n\r\n",
+        b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\nConnection: close\r\nContent-Length: 4\r\n\r\nbusy",
+        b"HTTP/1.1 302 Found\r\nLocation: /elsewhere\r\nContent-Length: 0\r\n\r\n",
+        b"HTTP/1.1 200 OK\nContent-Length: 3\nX-A: 1\nx-a: 2\n\nabc",
+    ]
+    for i, answer in enumerate(answers):
+        seed("http1", "answer-%02d.bin" % i, bytes([i * 9 % 64]) + answer)
+
+
 # ---------------------------------------------------------------- stores
 
 def varint(value):
@@ -506,6 +524,7 @@ def main():
     map_json_seeds()
     url_template_seeds()
     route_seeds()
+    http1_seeds()
     stores()
 
 

@@ -10,7 +10,7 @@ struct FuzzTarget: Sendable {
 
     static let all: [FuzzTarget] = [
         .geojson, .gpx, .kml, .plist, .snapshot, .raster,
-        .mapJSON, .urlTemplate, .route,
+        .mapJSON, .urlTemplate, .route, .http1,
         .png, .jpeg, .webp, .tiff, .worldFile,
         .pmtiles, .pmtilesDirectory, .mbtiles, .mbtilesMetadata,
     ]

@@ -40,6 +40,8 @@ final class UpstreamSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     private var session: URLSession?
+    /// Plain http:// requests (see `HTTP1Client`).
+    private let plain = HTTP1Client()
     private let exchanges = Mutex([Int: Exchange]())
     private let cancelQueue = DispatchQueue(label: "tilekit.upstream.cancel")
 
@@ -51,11 +53,24 @@ final class UpstreamSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     /// Ends every exchange and lets the session go (the session holds its delegate until then).
-    func invalidate() { session?.invalidateAndCancel() }
+    func invalidate() {
+        session?.invalidateAndCancel()
+        plain.closeIdleConnections()
+    }
 
     /// One request and its whole answer, within `deadline` and `maxBytes`. A cancelled task
     /// gets `.failed` at once; the caller checks cancellation.
     func exchange(_ request: URLRequest, deadline: Duration, maxBytes: Int) async -> Answer {
+        if let url = request.url, HTTP1Client.handles(url) {
+            let exchange = PlainExchange()
+            return await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    startPlain(request, deadline: deadline, maxBytes: maxBytes, exchange: exchange) { continuation.resume(returning: $0) }
+                }
+            } onCancel: {
+                exchange.end(.failed("cancelled"))
+            }
+        }
         guard let session else { return .failed("the session is gone") }
         let task = session.dataTask(with: request)
         let id = task.taskIdentifier
@@ -76,12 +91,17 @@ final class UpstreamSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// delegate queue and the deadline from a Dispatch queue, never from Swift's cooperative
     /// pool: a task's thread blocked here cannot starve the work it waits for.
     func exchangeBlocking(_ request: URLRequest, deadline: Duration, maxBytes: Int) -> Answer {
-        guard let session else { return .failed("the session is gone") }
         let answered = DispatchSemaphore(value: 0)
         let answer = AnswerSlot()
-        start(session.dataTask(with: request), deadline: deadline, maxBytes: maxBytes) { result in
+        let finish: @Sendable (Answer) -> Void = { result in
             answer.value.withLock { $0 = result }
             answered.signal()
+        }
+        if let url = request.url, HTTP1Client.handles(url) {
+            startPlain(request, deadline: deadline, maxBytes: maxBytes, exchange: PlainExchange(), finish: finish)
+        } else {
+            guard let session else { return .failed("the session is gone") }
+            start(session.dataTask(with: request), deadline: deadline, maxBytes: maxBytes, finish: finish)
         }
         answered.wait()
         return answer.value.withLock { $0 } ?? .failed("no answer")
@@ -89,6 +109,25 @@ final class UpstreamSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     private final class AnswerSlot: Sendable {
         let value = Mutex<Answer?>(nil)
+    }
+
+    /// An exchange with `HTTP1Client`: its blocking calls on a thread of its own, which ends
+    /// by the deadline (every wait on the socket is bounded by it); the cancel queue answers
+    /// at the deadline too, should the thread be held up (resolving a name has no timeout).
+    ///
+    /// Not on Dispatch's global queues: on Linux, libdispatch adds a worker about once a
+    /// second while its workers are blocked, so exchanges blocked there delayed every queue's
+    /// work, their own deadlines included, by seconds under load (seen in the test suite).
+    private func startPlain(_ request: URLRequest, deadline: Duration, maxBytes: Int, exchange: PlainExchange,
+                            finish: @escaping @Sendable (Answer) -> Void) {
+        exchange.start(finish)
+        let client = plain, ends = ContinuousClock.now + deadline
+        let worker = Thread {
+            exchange.end(client.get(request, deadline: ends, maxBytes: maxBytes, exchange: exchange), byWorker: true)
+        }
+        worker.stackSize = 512 << 10
+        worker.start()
+        cancelQueue.asyncAfter(deadline: .now() + deadline.seconds) { exchange.end(.deadlineExceeded) }
     }
 
     private func start(_ task: URLSessionTask, deadline: Duration, maxBytes: Int, finish: @escaping @Sendable (Answer) -> Void) {
