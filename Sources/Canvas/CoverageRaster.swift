@@ -29,9 +29,11 @@ final class CoverageRaster {
     private var spans: UnsafeMutablePointer<RowSpan>
     private var spanCapacity: Int
     /// For a shape of several pieces: per pixel, the largest coverage of any piece so far,
-    /// and per row the cells it holds; zero and empty between fills.
-    private var mask: UnsafeMutablePointer<Float>
-    private var maskSpans: UnsafeMutablePointer<RowSpan>
+    /// and per row the cells it holds; zero and empty between fills. Made on the first such
+    /// shape (most canvases have none: only a stroke cut where it overlaps itself needs it),
+    /// as large as `cells` and `spans` then.
+    private var mask: UnsafeMutablePointer<Float>?
+    private var maskSpans: UnsafeMutablePointer<RowSpan>?
     /// Shapes whose box is larger than this many cells are left to cairo, so a huge snapshot
     /// does not hold a second surface's worth of memory.
     static let maximumCells = 4 << 20
@@ -40,20 +42,16 @@ final class CoverageRaster {
         capacity = 256 * 258
         cells = .allocate(capacity: capacity)
         cells.initialize(repeating: 0, count: capacity)
-        mask = .allocate(capacity: capacity)
-        mask.initialize(repeating: 0, count: capacity)
         spanCapacity = 256
         spans = .allocate(capacity: spanCapacity)
         spans.initialize(repeating: .empty, count: spanCapacity)
-        maskSpans = .allocate(capacity: spanCapacity)
-        maskSpans.initialize(repeating: .empty, count: spanCapacity)
     }
 
     deinit {
         cells.deallocate()
-        mask.deallocate()
         spans.deallocate()
-        maskSpans.deallocate()
+        mask?.deallocate()
+        maskSpans?.deallocate()
     }
 
     /// A premultiplied colour in the surface's word layout (A, R, G, B from the high byte),
@@ -88,6 +86,12 @@ final class CoverageRaster {
         let columns = box.x1 - box.x0 + 2, rows = box.y1 - box.y0
         guard columns * rows <= Self.maximumCells else { return false }
         reserve(columns * rows, rows: rows)
+        if pieces.count > 1, mask == nil {
+            mask = .allocate(capacity: capacity)
+            mask?.initialize(repeating: 0, count: capacity)
+            maskSpans = .allocate(capacity: spanCapacity)
+            maskSpans?.initialize(repeating: .empty, count: spanCapacity)
+        }
         let region = Region(cells: cells, spans: spans, columns: columns, rows: rows,
                             originX: Double(box.x0), originY: Double(box.y0), width: w, height: h)
         let target = Target(data: data, stride: stride, x0: box.x0, y0: box.y0, visibleColumns: min(columns, width - box.x0))
@@ -99,13 +103,13 @@ final class CoverageRaster {
                     previous = point
                 }
             }
-            if pieces.count == 1 {
-                region.composite(rule: rule, word: word, into: target)
-            } else {
+            if pieces.count > 1, let mask, let maskSpans {
                 region.unite(rule: rule, into: mask, spans: maskSpans, overlapping: piece.overlapsPrevious)
+            } else {
+                region.composite(rule: rule, word: word, into: target)
             }
         }
-        if pieces.count > 1 {
+        if pieces.count > 1, let mask, let maskSpans {
             Region(cells: mask, spans: maskSpans, columns: columns, rows: rows, originX: 0, originY: 0, width: w, height: h)
                 .compositeCoverage(word: word, into: target)
         }
@@ -115,21 +119,25 @@ final class CoverageRaster {
     private func reserve(_ count: Int, rows: Int) {
         if count > capacity {
             cells.deallocate()
-            mask.deallocate()
             capacity = max(count, capacity * 2)
             cells = .allocate(capacity: capacity)
             cells.initialize(repeating: 0, count: capacity)
-            mask = .allocate(capacity: capacity)
-            mask.initialize(repeating: 0, count: capacity)
+            if let old = mask {
+                old.deallocate()
+                mask = .allocate(capacity: capacity)
+                mask?.initialize(repeating: 0, count: capacity)
+            }
         }
         if rows > spanCapacity {
             spans.deallocate()
-            maskSpans.deallocate()
             spanCapacity = max(rows, spanCapacity * 2)
             spans = .allocate(capacity: spanCapacity)
             spans.initialize(repeating: .empty, count: spanCapacity)
-            maskSpans = .allocate(capacity: spanCapacity)
-            maskSpans.initialize(repeating: .empty, count: spanCapacity)
+            if let old = maskSpans {
+                old.deallocate()
+                maskSpans = .allocate(capacity: spanCapacity)
+                maskSpans?.initialize(repeating: .empty, count: spanCapacity)
+            }
         }
     }
 }
