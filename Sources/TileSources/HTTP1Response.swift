@@ -74,6 +74,9 @@ public struct HTTP1Response: Sendable {
         while index < bytes.count {
             switch stage {
             case .complete:
+                // Bytes past the answer: the server's error, or a reply to nothing asked.
+                // The rest is not read, and the connection is not reused.
+                keepsConnection = false
                 return
             case .head:
                 guard try takeLine(bytes, &index, limit: Self.maxHeadBytes, endsWithBlankLine: true) else { continue }
@@ -90,8 +93,9 @@ public struct HTTP1Response: Sendable {
                 if size == 0 {
                     stage = .trailers
                 } else {
+                    // No reserveCapacity per chunk: it would copy the body each time (a body
+                    // in 1-byte chunks would cost its length squared); append grows it.
                     guard size <= maxBodyBytes - body.count else { throw .bodyTooLarge }
-                    body.reserveCapacity(body.count + size)
                     stage = .chunkData(remaining: size)
                 }
             case .chunkData(let remaining):
@@ -184,6 +188,8 @@ public struct HTTP1Response: Sendable {
         while lines.last?.isEmpty == true { lines.removeLast() }
         // An empty line before the status line (left by the previous response) is skipped,
         // as RFC 9112 §2.2 lets a client do, once.
+        // A CR that does not end a line could hide a field from one reader and not another.
+        guard !lines.contains(where: { $0.contains(0x0D) }) else { throw .malformed("a bare CR in the head") }
         guard let statusLine = lines.first else {
             guard interim < Self.maxInterimResponses else { throw .malformed("empty lines instead of a response") }
             interim += 1
@@ -255,7 +261,7 @@ public struct HTTP1Response: Sendable {
         }
         if let value = header("Content-Length") {
             // Repeated fields must agree ("120, 120").
-            let lengths = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let lengths = value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             guard let first = lengths.first, lengths.allSatisfy({ $0 == first }), !first.isEmpty, first.count <= 15,
                   first.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let length = Int(first) else {
                 throw .malformed("Content-Length \(value.prefix(40)) is not a length")
@@ -273,6 +279,9 @@ public struct HTTP1Response: Sendable {
     static func chunkSize(_ line: [UInt8]) throws(Failure) -> Int {
         let digits = line.prefix { $0 != 0x3B && $0 != 0x20 && $0 != 0x09 }
         guard !digits.isEmpty, digits.count <= 15 else { throw .malformed("a chunk size of \(digits.count) digits") }
+        // After the digits: blanks, then nothing or extensions after ";" (RFC 9112 §7.1.1).
+        let rest = line.dropFirst(digits.count).drop { $0 == 0x20 || $0 == 0x09 }
+        guard rest.isEmpty || rest.first == 0x3B else { throw .malformed("a chunk size followed by \(text(rest.prefix(20)))") }
         var size = 0
         for digit in digits {
             let value: Int

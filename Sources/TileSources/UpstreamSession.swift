@@ -41,11 +41,14 @@ final class UpstreamSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     private var session: URLSession?
     /// Plain http:// requests (see `HTTP1Client`).
-    private let plain = HTTP1Client()
+    private let plain: HTTP1Client
     private let exchanges = Mutex([Int: Exchange]())
     private let cancelQueue = DispatchQueue(label: "tilekit.upstream.cancel")
 
-    init(configuration: URLSessionConfiguration) {
+    /// `idleLifetime`: how long an idle http:// connection is kept (tests that count
+    /// connections keep them longer than a loaded machine may pause them).
+    init(configuration: URLSessionConfiguration, idleLifetime: Duration = .seconds(15)) {
+        plain = HTTP1Client(idleLifetime: idleLifetime)
         super.init()
         let delegateQueue = OperationQueue()
         delegateQueue.maxConcurrentOperationCount = 1
@@ -61,7 +64,7 @@ final class UpstreamSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// One request and its whole answer, within `deadline` and `maxBytes`. A cancelled task
     /// gets `.failed` at once; the caller checks cancellation.
     func exchange(_ request: URLRequest, deadline: Duration, maxBytes: Int) async -> Answer {
-        if let url = request.url, HTTP1Client.handles(url) {
+        if HTTP1Client.handles(request) {
             let exchange = PlainExchange()
             return await withTaskCancellationHandler {
                 await withCheckedContinuation { continuation in
@@ -97,7 +100,7 @@ final class UpstreamSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
             answer.value.withLock { $0 = result }
             answered.signal()
         }
-        if let url = request.url, HTTP1Client.handles(url) {
+        if HTTP1Client.handles(request) {
             startPlain(request, deadline: deadline, maxBytes: maxBytes, exchange: PlainExchange(), finish: finish)
         } else {
             guard let session else { return .failed("the session is gone") }
@@ -114,6 +117,8 @@ final class UpstreamSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// An exchange with `HTTP1Client`: its blocking calls on a thread of its own, which ends
     /// by the deadline (every wait on the socket is bounded by it); the cancel queue answers
     /// at the deadline too, should the thread be held up (resolving a name has no timeout).
+    /// A redirect to a URL the client does not handle (https) goes on through URLSession
+    /// with the time left.
     ///
     /// Not on Dispatch's global queues: on Linux, libdispatch adds a worker about once a
     /// second while its workers are blocked, so exchanges blocked there delayed every queue's
@@ -121,9 +126,26 @@ final class UpstreamSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
     private func startPlain(_ request: URLRequest, deadline: Duration, maxBytes: Int, exchange: PlainExchange,
                             finish: @escaping @Sendable (Answer) -> Void) {
         exchange.start(finish)
+        guard HTTP1Client.workers.add(1, ordering: .relaxed).newValue <= HTTP1Client.maxWorkers else {
+            HTTP1Client.workers.subtract(1, ordering: .relaxed)
+            exchange.end(.failed("more than \(HTTP1Client.maxWorkers) upstream exchanges in flight"), byWorker: true)
+            return
+        }
         let client = plain, ends = ContinuousClock.now + deadline
-        let worker = Thread {
-            exchange.end(client.get(request, deadline: ends, maxBytes: maxBytes, exchange: exchange), byWorker: true)
+        let worker = Thread { [weak self] in
+            defer { HTTP1Client.workers.subtract(1, ordering: .relaxed) }
+            switch client.get(request, deadline: ends, maxBytes: maxBytes, exchange: exchange) {
+            case .answer(let answer):
+                exchange.end(answer, byWorker: true)
+            case .handOff(let url):
+                var redirected = request
+                redirected.url = url
+                guard let self, let session = self.session, !exchange.isEnded, ends > .now else {
+                    exchange.end(.deadlineExceeded, byWorker: true)
+                    return
+                }
+                self.start(session.dataTask(with: redirected), deadline: ends - .now, maxBytes: maxBytes) { exchange.end($0, byWorker: true) }
+            }
         }
         worker.stackSize = 512 << 10
         worker.start()
