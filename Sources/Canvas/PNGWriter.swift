@@ -23,23 +23,9 @@ enum PNGWriter {
     static func encode(rgba pixels: [UInt8], width: Int, height: Int, channels: Int, level: Int,
                        filter: PNGFilter) throws(CanvasError) -> [UInt8] {
         let filtered = filteredRows(pixels, width: width, height: height, channels: channels, filter: filter)
-        guard let compressor = libdeflate_alloc_compressor(Int32(level)) else {
-            throw .encodeFailed(format: .png, reason: "libdeflate could not set up level \(level)")
-        }
-        defer { libdeflate_free_compressor(compressor) }
-        let bound = libdeflate_zlib_compress_bound(compressor, filtered.count)
-        var compressedCount = 0
-        let compressed = [UInt8](unsafeUninitializedCapacity: bound) { buffer, initialized in
-            compressedCount = filtered.withUnsafeBytes { input in
-                libdeflate_zlib_compress(compressor, input.baseAddress, input.count, buffer.baseAddress, bound)
-            }
-            initialized = compressedCount
-        }
-        guard compressedCount > 0 else {
-            throw .encodeFailed(format: .png, reason: "libdeflate could not compress \(filtered.count) bytes")
-        }
+        let compressed = try zlibCompressed(filtered, level: level)
         var png = [UInt8]()
-        png.reserveCapacity(compressedCount + 57)
+        png.reserveCapacity(compressed.count + 57)
         png.append(contentsOf: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         var header = [UInt8]()
         appendBigEndian(UInt32(width), to: &header)
@@ -50,6 +36,26 @@ enum PNGWriter {
         appendChunk("IDAT", compressed, to: &png)
         appendChunk("IEND", [], to: &png)
         return png
+    }
+
+    /// `bytes` as one zlib stream (RFC 1950), deflated by libdeflate at `level` (0 stores).
+    static func zlibCompressed(_ bytes: [UInt8], level: Int) throws(CanvasError) -> [UInt8] {
+        guard let compressor = libdeflate_alloc_compressor(Int32(level)) else {
+            throw .encodeFailed(format: .png, reason: "libdeflate could not set up level \(level)")
+        }
+        defer { libdeflate_free_compressor(compressor) }
+        let bound = libdeflate_zlib_compress_bound(compressor, bytes.count)
+        var compressedCount = 0
+        let compressed = [UInt8](unsafeUninitializedCapacity: bound) { buffer, initialized in
+            compressedCount = bytes.withUnsafeBytes { input in
+                libdeflate_zlib_compress(compressor, input.baseAddress, input.count, buffer.baseAddress, bound)
+            }
+            initialized = compressedCount
+        }
+        guard compressedCount > 0 else {
+            throw .encodeFailed(format: .png, reason: "libdeflate could not compress \(bytes.count) bytes")
+        }
+        return compressed
     }
 
     // MARK: Filtering (PNG spec §9)
@@ -135,12 +141,12 @@ enum PNGWriter {
 
     // MARK: Chunks
 
-    private static func appendBigEndian(_ value: UInt32, to bytes: inout [UInt8]) {
+    static func appendBigEndian(_ value: UInt32, to bytes: inout [UInt8]) {
         bytes.append(contentsOf: [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)])
     }
 
     /// A chunk: length, type, data and the CRC-32 of type and data.
-    private static func appendChunk(_ type: String, _ data: [UInt8], to png: inout [UInt8]) {
+    static func appendChunk(_ type: String, _ data: [UInt8], to png: inout [UInt8]) {
         appendBigEndian(UInt32(data.count), to: &png)
         let start = png.count
         png.append(contentsOf: type.utf8)

@@ -42,7 +42,7 @@ extension RGBAImage {
         }
     }
 
-    // MARK: PNG (PNGWriter over libdeflate; libpng, through the C shim that owns the setjmp, for large images and decoding)
+    // MARK: PNG (PNGWriter and PNGReader over libdeflate; libpng, through the C shim that owns the setjmp, for large images and what PNGReader leaves)
 
     private func encodePNG(level: Int, filter: PNGFilter) throws(CanvasError) -> [UInt8] {
         guard (0...9).contains(level) else { throw .invalidOption("PNG compression level \(level) is out of range [0, 9]") }
@@ -87,6 +87,16 @@ extension RGBAImage {
     }
 
     private static func decodePNG(_ bytes: [UInt8], _ header: ImageHeader) throws(CanvasError) -> RGBAImage {
+        // PNGReader inflates with one libdeflate call, 2-3x zlib's speed, the files tiles
+        // are; anything else, or damaged, is libpng's to decode or to refuse with its message.
+        if let pixels = PNGReader.decode(bytes, width: header.width, height: header.height) {
+            return RGBAImage(width: header.width, height: header.height, pixels: pixels)
+        }
+        return try libpngDecoded(bytes, header)
+    }
+
+    /// The PNG decoded by libpng's simplified API, whatever PNGReader would do with it.
+    static func libpngDecoded(_ bytes: [UInt8], _ header: ImageHeader) throws(CanvasError) -> RGBAImage {
         var message = [CChar](repeating: 0, count: 256)
         // Sizes were checked against the limits (and are at most 2^31 - 1 each).
         let pixels = decodeInto(count: header.width * header.height * 4) { buffer in
@@ -95,6 +105,24 @@ extension RGBAImage {
         }
         guard let pixels else { throw .decodeFailed(format: .png, reason: ImageRowReader.text(message)) }
         return RGBAImage(width: header.width, height: header.height, pixels: pixels)
+    }
+
+    /// PNG bytes decoded by PNGReader alone (nil where it declines: not a PNG, beyond
+    /// `limits`, or a file it leaves to libpng), for the differential fuzz target `pngreader`
+    /// and the tests that compare it with libpng.
+    @_spi(PNGDecoders) public static func decodedByPNGReader(_ bytes: [UInt8], limits: ImageLimits = .default) -> RGBAImage? {
+        guard let header = try? ImageHeader(sniffing: bytes), header.format == .png, limits.allows(width: header.width, height: header.height),
+              let pixels = PNGReader.decode(bytes, width: header.width, height: header.height) else { return nil }
+        return RGBAImage(width: header.width, height: header.height, pixels: pixels)
+    }
+
+    /// PNG bytes decoded by libpng alone, with the header and limit checks of
+    /// `init(decoding:limits:)`: what `RGBAImage(decoding:)` did before PNGReader.
+    @_spi(PNGDecoders) public static func decodedByLibpng(_ bytes: [UInt8], limits: ImageLimits = .default) throws(CanvasError) -> RGBAImage {
+        let header = try ImageHeader(sniffing: bytes)
+        guard header.format == .png else { throw .unknownFormat(firstBytes: ImageHeader.hex(bytes.prefix(8))) }
+        try header.check(limits)
+        return try libpngDecoded(bytes, header)
     }
 
     /// `count` bytes filled by `decode`, or nil when it fails. The buffer is not cleared first:
