@@ -963,6 +963,31 @@ def codecs(directory):
         ratio(f"encoding {name} tiles/s, TileKit / Pillow (one core)", mine["tiles_per_second"] / rate, section="codecs")
     print("(Pillow's PNG writer picks its own filters; TileKit's level 1-2 rows use no filter.)")
 
+    # PNG decoding: RGBAImage(decoding:)'s fast path (PNGReader, one libdeflate call) against
+    # libpng, in one process on the same tiles: the snapshot bench's debug-grid tiles (PNGWriter,
+    # level 2, no filter) and Pillow's tiles of the sample map (level 6, its own filters).
+    folders = {"debug-grid tiles (PNGWriter)": f"{directory}/decode-grid"}
+    subprocess.run([f"{RELEASE}/tilekit-bench", "make-tiles", folders["debug-grid tiles (PNGWriter)"], "--bbox", "-74.02,40.74,-73.92,40.81",
+                    "--zoom", "14-14"], check=True, capture_output=True)
+    for mode, convert in [("RGB", lambda t: t), ("RGBA", lambda t: t.convert("RGBA")), ("palette", lambda t: t.quantize(256))]:
+        folder = folders[f"Pillow {mode} tiles"] = f"{directory}/decode-{mode}"
+        os.makedirs(folder, exist_ok=True)
+        for i, tile in enumerate(tiles):
+            convert(tile).save(f"{folder}/{i}.png", "PNG")
+    print(f"\nPNG decoding, ms a 256 px tile, one core, PNGReader and libpng alternating on the same tiles")
+    print(f"{'tiles':30} {'PNGReader':>10} {'libpng':>8} {'ratio':>6} {'read':>7}")
+    for name, folder in folders.items():
+        times = json.loads(subprocess.run([f"{RELEASE}/tilekit-bench", "decode-png", folder, "--rounds", "50"],
+                                          check=True, capture_output=True, text=True).stdout)
+        speedup = times["libpng_ms_per_tile"] / times["pngreader_ms_per_tile"]
+        print(f"{name:30} {times['pngreader_ms_per_tile']:10.3f} {times['libpng_ms_per_tile']:8.3f} {speedup:6.2f}"
+              f" {times['tiles']:3d}/{times['files']:<3d}")
+        record("codecs", f"png-decode {name}", {"pngreader_ms_per_tile": round(times["pngreader_ms_per_tile"], 4),
+                                                "libpng_ms_per_tile": round(times["libpng_ms_per_tile"], 4),
+                                                "tiles_read_by_pngreader": times["tiles"], "tiles": times["files"]})
+        ratio(f"decoding PNG {name}, libpng ms / PNGReader ms (one core)", speedup, section="codecs")
+    print("(read: the tiles PNGReader decodes, and only those are timed; it leaves the rest, e.g. 4-bit palettes, to libpng.)")
+
 
 SECTIONS = {
     "pmtiles_over_http": pmtiles_over_http, "pyramids": pyramids, "sharded_pyramid": sharded_pyramid, "serving": serving,

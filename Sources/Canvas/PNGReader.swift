@@ -236,19 +236,26 @@ enum PNGReader {
         }
 
         /// Sub, Average or Paeth, a pixel at a time with its channels side by side: the
-        /// filters chain each pixel to the one on its left, and a vector of up to four
-        /// channels works through that chain once a pixel instead of once a byte.
-        @inline(__always)
+        /// filters chain each pixel to the one on its left, and a vector of four lanes works
+        /// through that chain once a pixel instead of once a byte. Bytes are moved four at a
+        /// time; past the pixel's `bpp` they belong to the next pixel, which is read and
+        /// written again in its turn, so only the last pixel of a row goes byte by byte.
         private static func unfilterPixels(_ type: UInt8, _ row: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>,
                                            _ above: UnsafePointer<UInt8>, _ count: Int, _ bpp: Int) {
             // Left of the first pixel, and above that, are zeros.
             var left = SIMD4<Int16>(), upperLeft = SIMD4<Int16>()
             var i = 0
             while i + bpp <= count {
+                let whole = i + 4 <= count
                 var filtered = SIMD4<Int16>(), up = SIMD4<Int16>()
-                for k in 0..<bpp {
-                    filtered[k] = Int16(row[i + k])
-                    up[k] = Int16(above[i + k])
+                if whole {
+                    filtered = SIMD4(truncatingIfNeeded: UnsafeRawPointer(row + i).loadUnaligned(as: SIMD4<UInt8>.self))
+                    up = SIMD4(truncatingIfNeeded: UnsafeRawPointer(above + i).loadUnaligned(as: SIMD4<UInt8>.self))
+                } else {
+                    for k in 0..<bpp {
+                        filtered[k] = Int16(row[i + k])
+                        up[k] = Int16(above[i + k])
+                    }
                 }
                 var predictor: SIMD4<Int16>
                 switch type {
@@ -266,7 +273,11 @@ enum PNGReader {
                     predictor.replace(with: left, where: (pa .<= pb) .& (pa .<= pc))
                 }
                 let value = (filtered &+ predictor) & 0xFF
-                for k in 0..<bpp { out[i + k] = UInt8(truncatingIfNeeded: value[k]) }
+                if whole {
+                    UnsafeMutableRawPointer(out + i).storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: value), as: SIMD4<UInt8>.self)
+                } else {
+                    for k in 0..<bpp { out[i + k] = UInt8(truncatingIfNeeded: value[k]) }
+                }
                 left = value
                 upperLeft = up
                 i += bpp
@@ -282,12 +293,15 @@ enum PNGReader {
             case 6:
                 out.initialize(from: row, count: width * 4)
             case 2:
-                // Without a key, no pixel matches: -1 is no byte.
-                let (kr, kg, kb) = key.map { (Int($0.0), Int($0.1), Int($0.2)) } ?? (-1, -1, -1)
+                // Pixels as little-endian words RGBA; the colour key, when there is one, is the
+                // word with alpha 255 that becomes alpha 0.
+                let opaque = UInt32(0xFF00_0000)
+                let keyWord = key.map { UInt32($0.0) | UInt32($0.1) << 8 | UInt32($0.2) << 16 | opaque }
+                let words = UnsafeMutableRawPointer(out)
                 for x in 0..<width {
-                    let r = row[3 * x], g = row[3 * x + 1], b = row[3 * x + 2]
-                    out[4 * x] = r; out[4 * x + 1] = g; out[4 * x + 2] = b
-                    out[4 * x + 3] = Int(r) == kr && Int(g) == kg && Int(b) == kb ? 0 : 255
+                    var word = UInt32(row[3 * x]) | UInt32(row[3 * x + 1]) << 8 | UInt32(row[3 * x + 2]) << 16 | opaque
+                    if word == keyWord { word &= 0x00FF_FFFF }
+                    words.storeBytes(of: word.littleEndian, toByteOffset: 4 * x, as: UInt32.self)
                 }
             case 0:
                 let kg = key.map { Int($0.0) } ?? -1

@@ -5,6 +5,22 @@ import Rendering
 // written with sortedJSONText like every JSON TileKit writes.
 
 /// `codecs`: one encoder setting's rate over the image's tiles.
+struct PNGDecodeTimes: Encodable {
+    var files: Int
+    /// The files PNGReader reads: the ones timed.
+    var tiles: Int
+    var rounds: Int
+    var pngreaderMS: Double
+    var libpngMS: Double
+    var meanBytes: Int
+    /// Keeps the decodes from being optimized away.
+    var checksum: Int
+
+    enum CodingKeys: String, CodingKey {
+        case files, tiles, rounds, checksum, pngreaderMS = "pngreader_ms_per_tile", libpngMS = "libpng_ms_per_tile", meanBytes = "mean_bytes"
+    }
+}
+
 struct CodecRate: Encodable {
     var codec: String
     var tilesPerSecond: Double

@@ -4,6 +4,9 @@
 //       encodes the image's tiles with each codec setting on one core
 //   tilekit-bench make-tiles DIR --bbox W,S,E,N --zoom A-B
 //       writes distinct debug-grid tiles into a z/x/y folder (an upstream for seeding)
+//   tilekit-bench decode-png PATH... [--rounds 200]
+//       decodes every PNG under the paths with PNGReader and with libpng, alternately, on
+//       one core: milliseconds a tile for each (the same tiles: those PNGReader reads)
 //   tilekit-bench read STORE [--seconds 2] [--concurrency 1] [--warm]
 //       reads every tile of a store in random order, one after another (or N at a time), on
 //       one core; STORE may be the URL of a PMTiles file (`range_requests`: those sent while
@@ -14,7 +17,7 @@
 //   tilekit-bench features GEOJSON --bbox W,S,E,N --zoom Z [--seconds 2] [--fast]
 //       renders the feature layer's tiles over the box on one core, with and without PNG encoding
 import Foundation
-import Canvas
+@_spi(PNGDecoders) import Canvas
 import TileMath
 import TileSources
 import Features
@@ -41,6 +44,10 @@ case "make-tiles":
         fail("usage: tilekit-bench make-tiles DIR --bbox W,S,E,N --zoom A-B")
     }
     await makeTiles(directory: arguments[1], bbox: bbox, zoom: zoom)
+case "decode-png":
+    let paths = arguments.dropFirst().prefix { !$0.hasPrefix("--") }
+    guard !paths.isEmpty else { fail("usage: tilekit-bench decode-png PATH... [--rounds 200]") }
+    benchPNGDecoding(paths: Array(paths), rounds: max(1, Int(number("--rounds", 200))))
 case "read":
     guard arguments.count >= 2 else { fail("usage: tilekit-bench read STORE [--seconds 2] [--concurrency 1] [--warm]") }
     await read(path: arguments[1], minimum: number("--seconds", 2), concurrency: max(1, Int(number("--concurrency", 1))),
@@ -54,7 +61,7 @@ case "features":
     }
     await featureTiles(path: arguments[1], bbox: bbox, zoom: zoom, minimum: number("--seconds", 2))
 default:
-    fail("usage: tilekit-bench codecs|make-tiles|read|snapshot|features ...")
+    fail("usage: tilekit-bench codecs|make-tiles|decode-png|read|snapshot|features ...")
 }
 
 func benchCodecs(path: String, tileSize: Int, minimum: Double) {
@@ -87,6 +94,42 @@ func benchCodecs(path: String, tileSize: Int, minimum: Double) {
         } while (clock.now - start).seconds < minimum
         printJSONLine(CodecRate(codec: name, tilesPerSecond: Double(count) / (clock.now - start).seconds, meanBytes: bytes / count, tiles: tiles.count))
     }
+}
+
+/// PNGReader against libpng on the same files in the same process: a round decodes every
+/// file once with each (which goes first alternates), so both see the same caches and load.
+func benchPNGDecoding(paths: [String], rounds: Int) {
+    var files = [[UInt8]]()
+    for path in paths {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { fail("no such file: \(path)") }
+        let names = isFolder.boolValue ? (FileManager.default.enumerator(atPath: path)?.compactMap { $0 as? String } ?? []).map { path + "/" + $0 } : [path]
+        for name in names.sorted() where name.hasSuffix(".png") {
+            if let data = FileManager.default.contents(atPath: name) { files.append(Array(data)) }
+        }
+    }
+    // Only the files PNGReader reads (and libpng reads to the same pixels) are timed.
+    let tiles = files.filter { bytes in
+        guard let fast = RGBAImage.decodedByPNGReader(bytes) else { return false }
+        return (try? RGBAImage.decodedByLibpng(bytes)) == fast
+    }
+    guard !tiles.isEmpty else { fail("PNGReader reads none of the \(files.count) PNG files") }
+    let clock = ContinuousClock()
+    var fast = Duration.zero, libpng = Duration.zero, checksum = 0
+    for round in 0..<rounds {
+        for pass in round % 2 == 0 ? [0, 1] : [1, 0] {
+            let start = clock.now
+            for bytes in tiles {
+                let image = pass == 0 ? RGBAImage.decodedByPNGReader(bytes) : try? RGBAImage.decodedByLibpng(bytes)
+                checksum &+= Int(image?.pixels[0] ?? 0)
+            }
+            if pass == 0 { fast += clock.now - start } else { libpng += clock.now - start }
+        }
+    }
+    let decodes = Double(rounds * tiles.count)
+    printJSONLine(PNGDecodeTimes(files: files.count, tiles: tiles.count, rounds: rounds, pngreaderMS: fast.seconds * 1000 / decodes,
+                                 libpngMS: libpng.seconds * 1000 / decodes, meanBytes: tiles.reduce(0) { $0 + $1.count } / tiles.count,
+                                 checksum: checksum))
 }
 
 func makeTiles(directory: String, bbox: String, zoom: String) async {
