@@ -86,7 +86,7 @@ let package = Package(
         // Measurements for `make bench` (scripts/bench.py compares them with reference tools).
         .executableTarget(name: "tilekit-bench", dependencies: ["Canvas", "TileMath", "TileSources", "Features", "Rendering"], path: "Sources/TileKitBench"),
         // The fuzz targets (Fuzz/README.md): a replay tool in this build; `make fuzz` builds it with libFuzzer.
-        .executableTarget(name: "tilekit-fuzz", dependencies: ["CMallocLimit", "TileMath", "Canvas", "Compression", "MBTiles", "PMTiles", "TileSources",
+        .executableTarget(name: "tilekit-fuzz", dependencies: ["CMallocLimit", "CDeflate", "CZlib", "TileMath", "Canvas", "Compression", "MBTiles", "PMTiles", "TileSources",
                                                                "Features", "Rendering", "Pyramids", "Game", "MapProjects", "HTTPServer", "TileServer"],
                           path: "Sources/TileKitFuzz"),
 

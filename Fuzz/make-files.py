@@ -139,6 +139,132 @@ def images():
     del bomb
 
 
+def png_filtered(samples, width, height, bpp, filters):
+    """Rows filtered as PNG does (spec section 9), the filter type of row y filters[y % len]."""
+    stride = width * bpp
+    out = bytearray()
+    for y in range(height):
+        kind = filters[y % len(filters)]
+        out.append(kind)
+        for i in range(stride):
+            x = samples[y * stride + i]
+            a = samples[y * stride + i - bpp] if i >= bpp else 0
+            b = samples[(y - 1) * stride + i] if y > 0 else 0
+            c = samples[(y - 1) * stride + i - bpp] if i >= bpp and y > 0 else 0
+            if kind == 1:
+                x -= a
+            elif kind == 2:
+                x -= b
+            elif kind == 3:
+                x -= (a + b) // 2
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                x -= a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+            out.append(x & 0xFF)
+    return bytes(out)
+
+
+def png_of(width, height, colour_type, samples, filters=(0, 1, 2, 3, 4), before=(), after=(), idat_splits=()):
+    """A PNG put together chunk by chunk: 8 bits, no interlace, `before` chunks (PLTE, tRNS,
+    gAMA...) between IHDR and IDAT, the zlib stream cut into IDATs at `idat_splits`."""
+    bpp = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}[colour_type]
+    stream = zlib.compress(png_filtered(samples, width, height, bpp, filters), 6)
+    bounds = [0, *idat_splits, len(stream)]
+    out = b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0))
+    out += b"".join(png_chunk(kind, data) for kind, data in before)
+    out += b"".join(png_chunk(b"IDAT", stream[bounds[i]:bounds[i + 1]]) for i in range(len(bounds) - 1))
+    out += b"".join(png_chunk(kind, data) for kind, data in after)
+    return out + png_chunk(b"IEND", b"")
+
+
+def noise(count, seed, below=256):
+    """Seeded bytes below `below` (a 64-bit LCG, as the Swift tests use)."""
+    state, out = seed, bytearray()
+    for _ in range(count):
+        state = (state * 6364136223846793005 + 1442695040888963407) & 0xFFFFFFFFFFFFFFFF
+        out.append((state >> 33) % below)
+    return bytes(out)
+
+
+def deflate_fixed(symbols):
+    """A zlib stream of one fixed-Huffman deflate block (RFC 1951 3.2.6) of (kind, value)
+    symbols: ("lit", 0-287) a literal/length code, ("dist", 0-31) a distance code, ("bits",
+    (value, count)) extra bits. Any code at all, the ones zlib refuses too; no Adler-32."""
+    out, acc, n = bytearray(b"\x78\x01"), 0, 0
+
+    def put(value, count, msb_first=False):
+        nonlocal acc, n
+        order = reversed(range(count)) if msb_first else range(count)
+        for i in order:
+            acc |= ((value >> i) & 1) << n
+            n += 1
+            if n == 8:
+                out.append(acc)
+                acc, n = 0, 0
+
+    put(1, 1)  # BFINAL
+    put(1, 2)  # BTYPE 01: fixed codes
+    for kind, value in symbols + [("lit", 256)]:
+        if kind == "lit":
+            code, length = ((0x30 + value, 8) if value < 144 else (0x190 + value - 144, 9) if value < 256
+                            else (value - 256, 7) if value < 280 else (0xC0 + value - 280, 8))
+            put(code, length, msb_first=True)
+        elif kind == "dist":
+            put(value, 5, msb_first=True)
+        else:
+            put(*value)
+    if n:
+        out.append(acc)
+    return bytes(out)
+
+
+def png_reader_crashes():
+    """PNGs whose deflate stream libdeflate inflates and zlib refuses: PNGReader decodes
+    them, libpng does not (crashes/README.md). Gray, all zeros, the Adler-32 right."""
+    def gray(width, height, stream):
+        stream += struct.pack(">I", zlib.adler32(bytes((width + 1) * height)))
+        return (b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+                + png_chunk(b"IDAT", stream) + png_chunk(b"IEND", b""))
+    # A zero, then length code 286 (read by libdeflate as 258, like 285) at distance 1.
+    crash("pngreader", "length-code-286.png", gray(258, 1, deflate_fixed([("lit", 0), ("lit", 286), ("dist", 0)])))
+    # A zero, 256 copies of 258 at distance 1, the 201st at distance code 30 (read as 29's
+    # 24577 + 13 extra bits) instead: 257 rows of 257 bytes.
+    copies = [[("lit", 285), ("dist", 30), ("bits", (0, 13))] if m == 200 else [("lit", 285), ("dist", 0)] for m in range(256)]
+    crash("pngreader", "distance-code-30.png", gray(256, 257, deflate_fixed([("lit", 0)] + [s for c in copies for s in c])))
+
+
+def png_reader_seeds():
+    """For `pngreader` (PNGReader against libpng): every colour type and filter type, the
+    chunks PNGReader reads or leaves to libpng, IDATs split. Small: 8 x 6 px, or 16 x 16."""
+    palette = noise(16 * 3, 7)
+    for colour_type, name in [(0, "gray"), (2, "rgb"), (3, "palette"), (4, "gray-alpha"), (6, "rgba")]:
+        bpp = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}[colour_type]
+        samples = noise(8 * 6 * bpp, colour_type + 1, 16 if colour_type == 3 else 256)
+        before = [(b"PLTE", palette)] if colour_type == 3 else []
+        seed("pngreader", f"{name}-filters-0-4.png", png_of(8, 6, colour_type, samples, before=before))
+    rgba = noise(16 * 16 * 4, 11)
+    for kind in range(5):
+        seed("pngreader", f"rgba-16x16-filter-{kind}.png", png_of(16, 16, 6, rgba, filters=(kind,)))
+    seed("pngreader", "rgba-four-idats.png", png_of(16, 16, 6, rgba, idat_splits=(1, 100, 100)))
+    indices = noise(8 * 6, 5, 16)
+    seed("pngreader", "palette-trns.png", png_of(8, 6, 3, indices, before=[(b"PLTE", palette), (b"tRNS", noise(9, 3))]))
+    gray = noise(8 * 6, 2)
+    seed("pngreader", "gray-key.png", png_of(8, 6, 0, gray, before=[(b"tRNS", bytes([0, gray[3]]))]))
+    rgb = noise(8 * 6 * 3, 3)
+    seed("pngreader", "rgb-key.png", png_of(8, 6, 2, rgb, before=[(b"tRNS", bytes([0, rgb[3], 0, rgb[4], 0, rgb[5]]))]))
+    colour = [(b"gAMA", struct.pack(">I", 45455)), (b"sRGB", b"\0"), (b"cHRM", struct.pack(">8I", 31270, 32900, 64000, 33000, 30000, 60000, 15000, 6000)),
+              (b"sBIT", b"\x08\x08\x08"), (b"iCCP", b"x\0\0" + zlib.compress(b"\7" * 200, 6)), (b"tEXt", b"Software\0seed")]
+    seed("pngreader", "rgb-colour-chunks.png", png_of(8, 6, 2, rgb, before=colour, after=[(b"tIME", bytes([7, 234, 12, 2, 0, 0, 0]))]))
+    seed("pngreader", "rgb-gamma-1.png", png_of(8, 6, 2, rgb, before=[(b"gAMA", struct.pack(">I", 100000))]))
+    seed("pngreader", "rgba-1x1.png", png_of(1, 1, 6, bytes([1, 2, 3, 4])))
+    # Recipes (PNGRecipe in Sources/TileKitFuzz/PNGReaderTarget.swift): colour type, width - 1,
+    # height - 1, options, palette entries - 1, then the gamma byte, filters, palette, tRNS, samples.
+    for colour, options in [(0, 0b0000001), (1, 0b0010011), (2, 0b0000101), (3, 0b1001000), (4, 0b0100110), (2, 0b0001101)]:
+        header = bytes([colour, 11, 7, options, 15])
+        seed("pngreader", f"recipe-type{[0, 2, 3, 4, 6][colour]}-{options:07b}.bin", header + noise(600, colour * 16 + options))
+
+
 # ---------------------------------------------------------------- world files
 
 def world_files():
@@ -518,6 +644,8 @@ def raster_seeds():
 
 def main():
     images()
+    png_reader_seeds()
+    png_reader_crashes()
     world_files()
     xml_crashes()
     feature_seeds()

@@ -22,6 +22,12 @@ internal import CDeflate
 /// - tRNS with a colour key above 255 matches the key's low byte: not read here.
 /// - A zlib window below 32 KiB (CINFO < 7) makes zlib refuse distances past it, which
 ///   libdeflate, reading the whole buffer, would follow: not read here.
+///
+/// One difference is left: libdeflate (1.14) inflates some deflate streams that zlib refuses,
+/// such as length code 286 or distance code 30 (read as 285 and 29), and, by its source,
+/// too many codes in a block header or a code-length repeat past the last code. PNGReader
+/// decodes such a file, with the right Adler-32, where libpng refuses it. No encoder writes
+/// them: Fuzz/crashes/pngreader has two, made by hand.
 enum PNGReader {
     /// The largest width and height read here (64 MiB as RGBA): larger images go to
     /// libpng, which decodes row by row without a second buffer the size of the image.

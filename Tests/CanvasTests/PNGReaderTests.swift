@@ -352,6 +352,19 @@ struct TestPNG {
         return out + png[33...]
     }
 
+    /// libdeflate inflates a few deflate streams that zlib refuses (see PNGReader): PNGReader
+    /// decodes these two files, all zeros as their streams and Adler-32s say, libpng refuses
+    /// them. Made by Fuzz/make-files.py (crashes/README.md).
+    @Test(arguments: [("length-code-286.png", "IDAT: invalid literal/length code"), ("distance-code-30.png", "IDAT: invalid distance code")])
+    func streamsOnlyLibdeflateReads(name: String, message: String) throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let bytes = Array(try Data(contentsOf: root.appendingPathComponent("Fuzz/crashes/pngreader/" + name)))
+        let fast = try #require(RGBAImage.decodedByPNGReader(bytes))
+        #expect(fast == RGBAImage(width: fast.width, height: fast.height, color: .black))
+        #expect(throws: CanvasError.decodeFailed(format: .png, reason: message)) { try RGBAImage.decodedByLibpng(bytes) }
+        #expect(try RGBAImage(decoding: bytes) == fast)
+    }
+
     static func chunkOffsets(_ png: [UInt8]) -> [(type: String, offset: Int)] {
         var result: [(String, Int)] = []
         var offset = 8
