@@ -66,13 +66,8 @@ enum PNGReader {
             guard b.count >= 33, Self.uint32(b, 8) == 13, Self.uint32(b, 12) == Chunk.IHDR,
                   Int(Self.uint32(b, 16)) == width, Int(Self.uint32(b, 20)) == height,
                   b[24] == 8, b[26] == 0, b[27] == 0, b[28] == 0 else { return nil }
-            switch b[25] {
-            case 0, 3: channels = 1
-            case 4: channels = 2
-            case 2: channels = 3
-            case 6: channels = 4
-            default: return nil
-            }
+            guard let channels = PNGRows.channels(colorType: b[25]) else { return nil }
+            self.channels = channels
             colorType = b[25]
             self.width = width
             self.height = height

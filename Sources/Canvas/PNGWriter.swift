@@ -114,8 +114,8 @@ enum PNGWriter {
     }
 
     /// One row filtered: `row` raw, `above` the raw row above it, `bpp` bytes a pixel.
-    private static func apply(_ filter: PNGFilter, _ row: UnsafeMutablePointer<UInt8>, _ above: UnsafeMutablePointer<UInt8>,
-                              _ count: Int, _ bpp: Int, into out: UnsafeMutablePointer<UInt8>) {
+    static func apply(_ filter: PNGFilter, _ row: UnsafeMutablePointer<UInt8>, _ above: UnsafeMutablePointer<UInt8>,
+                      _ count: Int, _ bpp: Int, into out: UnsafeMutablePointer<UInt8>) {
         switch filter {
         case .none, .all:
             out.update(from: row, count: count)

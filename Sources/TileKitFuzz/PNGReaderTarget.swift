@@ -170,14 +170,7 @@ enum PNGChecksums {
     /// (width * channels + 1) * height from IHDR, for 8 bits a sample; nil otherwise.
     static func filteredSize(_ bytes: [UInt8]) -> Int? {
         guard bytes.count >= 29, bytes[24] == 8 else { return nil }
-        let channels: Int
-        switch bytes[25] {
-        case 0, 3: channels = 1
-        case 4: channels = 2
-        case 2: channels = 3
-        case 6: channels = 4
-        default: return nil
-        }
+        guard let channels = PNGRows.channels(colorType: bytes[25]) else { return nil }
         let width = Int(uint32(bytes, 16)), height = Int(uint32(bytes, 20))
         guard width <= 1 << 16, height <= 1 << 16 else { return nil }
         return (width * channels + 1) * height
@@ -208,7 +201,7 @@ enum PNGRecipe {
             return next < recipe.count ? recipe[next] : 0
         }
         let colorType: UInt8 = [0, 2, 3, 4, 6][Int(recipe[0]) % 5]
-        let channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][colorType] ?? 1
+        let channels = PNGRows.channels(colorType: colorType) ?? 1
         let width = Int(recipe[1]) % 64 + 1, height = Int(recipe[2]) % 64 + 1, options = recipe[3]
         let paletteCount = Int(recipe[4]) + 1
         let gammaDelta = Int(Int8(bitPattern: byte())) * 20  // ±2560 around 45455: both ends of the range read
@@ -232,7 +225,7 @@ enum PNGRecipe {
         // Palette indices within the palette, unless option bit 7 says as they come.
         let indexBound = colorType == 3 && options & 128 == 0 ? paletteCount : 256
         let samples = (0..<width * height * channels).map { _ in UInt8(Int(byte()) % indexBound) }
-        let filtered = filter(samples, width * channels, channels, filters)
+        let filtered = PNGRows.filtered(samples, rowBytes: width * channels, bytesPerPixel: channels, types: filters)
         guard let compressor = libdeflate_alloc_compressor(options & 32 != 0 ? 0 : 6) else { return nil }
         defer { libdeflate_free_compressor(compressor) }
         var stream = [UInt8](repeating: 0, count: libdeflate_zlib_compress_bound(compressor, filtered.count))
@@ -253,32 +246,6 @@ enum PNGRecipe {
         }
         append("IEND", [], to: &png)
         return png
-    }
-
-    /// Rows filtered as PNG does (§9), each after its filter-type byte; type 5 rows as None.
-    static func filter(_ samples: [UInt8], _ rowBytes: Int, _ bpp: Int, _ types: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity((rowBytes + 1) * types.count)
-        for (y, type) in types.enumerated() {
-            out.append(type)
-            for i in 0..<rowBytes {
-                let a = i >= bpp ? Int(samples[y * rowBytes + i - bpp]) : 0
-                let b = y > 0 ? Int(samples[(y - 1) * rowBytes + i]) : 0
-                let c = i >= bpp && y > 0 ? Int(samples[(y - 1) * rowBytes + i - bpp]) : 0
-                let predictor: Int
-                switch type {
-                case 1: predictor = a
-                case 2: predictor = b
-                case 3: predictor = (a + b) / 2
-                case 4:
-                    let p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c)
-                    predictor = pa <= pb && pa <= pc ? a : (pb <= pc ? b : c)
-                default: predictor = 0
-                }
-                out.append(UInt8(truncatingIfNeeded: Int(samples[y * rowBytes + i]) - predictor))
-            }
-        }
-        return out
     }
 
     static func bigEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }

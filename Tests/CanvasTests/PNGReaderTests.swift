@@ -20,35 +20,13 @@ struct TestPNG {
     var bitDepth: UInt8 = 8
     var interlace: UInt8 = 0
 
-    static func channels(_ colorType: UInt8) -> Int { [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][colorType] ?? 0 }
+    static func channels(_ colorType: UInt8) -> Int { PNGRows.channels(colorType: colorType) ?? 0 }
     var rowBytes: Int { width * Self.channels(colorType) }
 
     /// The rows filtered as `filters` says (PNG spec §9), each after its filter-type byte.
     var filtered: [UInt8] {
-        let bpp = Self.channels(colorType)
-        var out: [UInt8] = []
-        for y in 0..<height {
-            let type = filters[y % filters.count]
-            out.append(type)
-            for i in 0..<rowBytes {
-                let x = Int(samples[y * rowBytes + i])
-                let a = i >= bpp ? Int(samples[y * rowBytes + i - bpp]) : 0
-                let b = y > 0 ? Int(samples[(y - 1) * rowBytes + i]) : 0
-                let c = i >= bpp && y > 0 ? Int(samples[(y - 1) * rowBytes + i - bpp]) : 0
-                let predictor: Int
-                switch type {
-                case 1: predictor = a
-                case 2: predictor = b
-                case 3: predictor = (a + b) / 2
-                case 4:
-                    let p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c)
-                    predictor = pa <= pb && pa <= pc ? a : (pb <= pc ? b : c)
-                default: predictor = 0
-                }
-                out.append(UInt8(truncatingIfNeeded: x - predictor))
-            }
-        }
-        return out
+        PNGRows.filtered(samples, rowBytes: rowBytes, bytesPerPixel: Self.channels(colorType),
+                         types: (0..<height).map { filters[$0 % filters.count] })
     }
 
     func zlib() throws -> [UInt8] { try PNGWriter.zlibCompressed(filtered, level: 6) }
