@@ -82,10 +82,8 @@ public struct HTTP1Response: Sendable {
                 guard try takeLine(bytes, &index, limit: Self.maxHeadBytes, endsWithBlankLine: true) else { continue }
                 try readHead()
             case .fixed(let remaining):
-                let take = min(remaining, bytes.count - index)
-                body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<(index + take)]))
-                index += take
-                stage = remaining == take ? .complete : .fixed(remaining: remaining - take)
+                let left = takeBody(bytes, &index, remaining)
+                stage = left == 0 ? .complete : .fixed(remaining: left)
             case .chunkSize:
                 guard try takeLine(bytes, &index, limit: Self.maxLineBytes, endsWithBlankLine: false) else { continue }
                 let size = try Self.chunkSize(pending)
@@ -99,10 +97,8 @@ public struct HTTP1Response: Sendable {
                     stage = .chunkData(remaining: size)
                 }
             case .chunkData(let remaining):
-                let take = min(remaining, bytes.count - index)
-                body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<(index + take)]))
-                index += take
-                stage = remaining == take ? .chunkEnd : .chunkData(remaining: remaining - take)
+                let left = takeBody(bytes, &index, remaining)
+                stage = left == 0 ? .chunkEnd : .chunkData(remaining: left)
             case .chunkEnd:
                 guard try takeLine(bytes, &index, limit: Self.maxLineBytes, endsWithBlankLine: false) else { continue }
                 guard pending.isEmpty else { throw .malformed("a chunk runs past its size") }
@@ -133,6 +129,14 @@ public struct HTTP1Response: Sendable {
             }
         }
         try outcome.get()
+    }
+
+    /// Moves up to `remaining` bytes of body from `bytes` at `index`; what is still to come.
+    private mutating func takeBody(_ bytes: UnsafeRawBufferPointer, _ index: inout Int, _ remaining: Int) -> Int {
+        let take = min(remaining, bytes.count - index)
+        body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<(index + take)]))
+        index += take
+        return remaining - take
     }
 
     /// The connection ended: a body read until the close is complete; anything else was cut.
