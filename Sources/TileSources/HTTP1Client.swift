@@ -48,7 +48,23 @@ final class HTTP1Client: Sendable {
     /// that give up (a deadline, a cancellation) free their gate's slot before the worker
     /// ends, so the gates alone do not bound them.
     static let maxWorkers = 256
-    static let workers = Atomic<Int>(0)
+    private static let workers = Atomic<Int>(0)
+
+    /// Runs `body` on a thread of its own, counted against `maxWorkers`; false (and nothing
+    /// run) when that many are running already.
+    static func startWorker(_ body: @escaping @Sendable () -> Void) -> Bool {
+        guard workers.add(1, ordering: .relaxed).newValue <= maxWorkers else {
+            workers.subtract(1, ordering: .relaxed)
+            return false
+        }
+        let worker = Thread {
+            defer { workers.subtract(1, ordering: .relaxed) }
+            body()
+        }
+        worker.stackSize = 512 << 10
+        worker.start()
+        return true
+    }
 
     /// Idle connections, the most recently used last.
     private let idle = Mutex<[IdleConnection]>([])

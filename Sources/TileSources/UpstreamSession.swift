@@ -126,14 +126,8 @@ final class UpstreamSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
     private func startPlain(_ request: URLRequest, deadline: Duration, maxBytes: Int, exchange: PlainExchange,
                             finish: @escaping @Sendable (Answer) -> Void) {
         exchange.start(finish)
-        guard HTTP1Client.workers.add(1, ordering: .relaxed).newValue <= HTTP1Client.maxWorkers else {
-            HTTP1Client.workers.subtract(1, ordering: .relaxed)
-            exchange.end(.failed("more than \(HTTP1Client.maxWorkers) upstream exchanges in flight"), byWorker: true)
-            return
-        }
         let client = plain, ends = ContinuousClock.now + deadline
-        let worker = Thread { [weak self] in
-            defer { HTTP1Client.workers.subtract(1, ordering: .relaxed) }
+        let started = HTTP1Client.startWorker { [weak self] in
             switch client.get(request, deadline: ends, maxBytes: maxBytes, exchange: exchange) {
             case .answer(let answer):
                 exchange.end(answer, byWorker: true)
@@ -147,8 +141,10 @@ final class UpstreamSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
                 self.start(session.dataTask(with: redirected), deadline: ends - .now, maxBytes: maxBytes) { exchange.end($0, byWorker: true) }
             }
         }
-        worker.stackSize = 512 << 10
-        worker.start()
+        guard started else {
+            exchange.end(.failed("more than \(HTTP1Client.maxWorkers) upstream exchanges in flight"), byWorker: true)
+            return
+        }
         cancelQueue.asyncAfter(deadline: .now() + deadline.seconds) { exchange.end(.deadlineExceeded) }
     }
 
