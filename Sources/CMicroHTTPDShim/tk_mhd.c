@@ -23,7 +23,9 @@ struct MHD_Daemon *tk_mhd_start(const struct tk_mhd_settings *s,
     if (s->ipv4_address && inet_pton(AF_INET, s->ipv4_address, &address.sin_addr) != 1) return NULL;
     /* Suspend/resume brings ITC, which MHD_quiesce_daemon (stop accepting, finish what is in
        flight) also needs. Epoll has no FD_SETSIZE cap, so the connection limit can follow
-       the process's file-descriptor limit. */
+       the process's file-descriptor limit. A connection's memory pool is zeroed whole
+       between keep-alive requests: 32 KB (MHD's default) takes request headers up to about
+       15 KB (nginx takes 8 KB a line) and zeroes half what 64 KB did on every request. */
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
     unsigned int threads = s->threads ? s->threads : 1;
     return MHD_start_daemon(flags, s->port, NULL, NULL, handler, context,
@@ -38,7 +40,7 @@ struct MHD_Daemon *tk_mhd_start(const struct tk_mhd_settings *s,
                             MHD_OPTION_LISTEN_BACKLOG_SIZE, s->listen_backlog,
                             MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
                             MHD_OPTION_UNESCAPE_CALLBACK, tk_keep_escaped, NULL,
-                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
                             MHD_OPTION_END);
 }
 

@@ -1,28 +1,44 @@
 import Synchronization
 
-/// A least-recently-used cache bounded by the bytes of its values, safe to share between
-/// threads, whose entries may also expire (a tile whose upstream gave it a max-age).
-/// An expired entry is a miss and is dropped when next asked for. Keys are spread over shards, each an LRU with its own lock and an equal part of
-/// the capacity: with one lock, threads preempted while holding it made convoys that cut
-/// throughput by two thirds on two cores.
+/// A cache bounded by the bytes of its values, safe to share between threads, whose entries
+/// may also expire (a tile whose upstream gave it a max-age). An expired entry is a miss and
+/// is dropped when next asked for.
+///
+/// Eviction is W-TinyLFU (Einziger, Friedman and Manes; Caffeine's policy): new entries
+/// enter a small LRU window, and an entry pushed out of the window is admitted to the main
+/// LRU only if it has been asked for more often than the entry it would evict. A plain LRU
+/// keeps nothing when clients cycle through more tiles than fit (every request a miss), and
+/// one client walking a large region flushes the tiles everyone else asks for; the
+/// frequency test keeps the popular part of either.
+///
+/// Keys are spread over shards, each with its own lock and an equal part of the capacity:
+/// with one lock, threads preempted while holding it made convoys that cut throughput by
+/// two thirds on two cores.
 public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    let shards: [LRUShard<Key, Value>]
+    let shards: [CacheShard<Key, Value>]
     public let capacity: Int
 
     public init(capacity: Int, shards count: Int = 16) {
         self.capacity = capacity
-        shards = (0..<count).map { _ in LRUShard(capacity: capacity / count) }
+        shards = (0..<count).map { _ in CacheShard(capacity: capacity / count) }
     }
 
-    private func shard(_ key: Key) -> LRUShard<Key, Value> {
-        shards[Int(UInt(bitPattern: key.hashValue) % UInt(shards.count))]
+    private func shard(_ hash: Int) -> CacheShard<Key, Value> {
+        shards[Int(UInt(bitPattern: hash) % UInt(shards.count))]
     }
 
-    public func get(_ key: Key) -> Value? { shard(key).get(key) }
+    /// The value, if present and fresh. `counting: false` looks without recording a request,
+    /// in the frequencies or the hit and miss counts (a second lookup for a request already
+    /// counted), so each request counts once.
+    public func get(_ key: Key, counting: Bool = true) -> Value? {
+        let hash = key.hashValue
+        return shard(hash).get(key, hash: hash, counting: counting)
+    }
 
     /// Keeps `value` until it is evicted, or until `expiresAt` (nil: no expiry).
     public func set(_ key: Key, _ value: Value, cost: Int, expiresAt: ContinuousClock.Instant? = nil) {
-        shard(key).set(key, value, cost: cost, expiresAt: expiresAt)
+        let hash = key.hashValue
+        shard(hash).set(key, hash: hash, value, cost: cost, expiresAt: expiresAt)
     }
 
     public var statistics: (entries: Int, bytes: Int, hits: Int, misses: Int) {
@@ -38,99 +54,209 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 }
 
-/// One shard: an LRU under one lock, every operation O(1).
-final class LRUShard<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+/// One shard: a window LRU and a main LRU under one lock, every operation O(1) but for an
+/// admission that evicts several small entries to make room for a large one.
+final class CacheShard<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     struct Node {
         var key: Key
+        var hash: Int
         var value: Value?  // nil once evicted, so a free slot holds no bytes
         var cost: Int
         var expiresAt: ContinuousClock.Instant?
-        var newer: Int  // toward the head (most recent); -1: none
+        var inWindow: Bool
+        var newer: Int  // toward the list's head (most recent); -1: none
         var older: Int
+    }
+
+    /// A doubly linked list's ends, through `Node.newer` and `Node.older`.
+    struct Ends {
+        var newest = -1
+        var oldest = -1
+        var bytes = 0
+        var count = 0
     }
 
     struct State {
         var index = [Key: Int]()
         var nodes = [Node]()
         var free = [Int]()
-        var newest = -1
-        var oldest = -1
-        var bytes = 0
+        var window = Ends()
+        var main = Ends()
+        var sketch: FrequencySketch
         var hits = 0
         var misses = 0
 
+        var bytes: Int { window.bytes + main.bytes }
+
         mutating func unlink(_ i: Int) {
             let node = nodes[i]
-            if node.newer >= 0 { nodes[node.newer].older = node.older } else { newest = node.older }
-            if node.older >= 0 { nodes[node.older].newer = node.newer } else { oldest = node.newer }
+            var list = node.inWindow ? window : main
+            if node.newer >= 0 { nodes[node.newer].older = node.older } else { list.newest = node.older }
+            if node.older >= 0 { nodes[node.older].newer = node.newer } else { list.oldest = node.newer }
+            list.bytes -= node.cost
+            list.count -= 1
+            if node.inWindow { window = list } else { main = list }
+        }
+
+        mutating func pushNewest(_ i: Int, inWindow: Bool) {
+            var list = inWindow ? window : main
+            nodes[i].inWindow = inWindow
+            nodes[i].newer = -1
+            nodes[i].older = list.newest
+            if list.newest >= 0 { nodes[list.newest].newer = i }
+            list.newest = i
+            if list.oldest < 0 { list.oldest = i }
+            list.bytes += nodes[i].cost
+            list.count += 1
+            if inWindow { window = list } else { main = list }
         }
 
         /// Takes an entry out and frees its slot.
         mutating func remove(_ i: Int) {
             unlink(i)
             index[nodes[i].key] = nil
-            bytes -= nodes[i].cost
             nodes[i].value = nil
             free.append(i)
         }
 
-        mutating func pushNewest(_ i: Int) {
-            nodes[i].newer = -1
-            nodes[i].older = newest
-            if newest >= 0 { nodes[newest].newer = i }
-            newest = i
-            if oldest < 0 { oldest = i }
+        func isExpired(_ i: Int, now: ContinuousClock.Instant) -> Bool {
+            nodes[i].expiresAt.map { $0 <= now } ?? false
+        }
+
+        /// Moves what the window holds past its share into the main list, each entry there
+        /// competing with main's oldest: the one asked for less often goes (the newcomer on
+        /// a tie, so a scan cannot push out what is already kept). Then, if still over (the
+        /// window alone holding more than the capacity), the oldest go.
+        mutating func evict(capacity: Int, windowCapacity: Int) {
+            let now = ContinuousClock.now
+            // The newest entry stays whatever its size: a tile just made is there to be asked for.
+            while window.bytes > windowCapacity, window.count > 1 {
+                let candidate = window.oldest
+                unlink(candidate)
+                pushNewest(candidate, inWindow: false)
+                while bytes > capacity {
+                    let victim = main.oldest
+                    if victim == candidate || victim < 0 { remove(candidate); break }
+                    if isExpired(victim, now: now) || sketch.frequency(nodes[candidate].hash) > sketch.frequency(nodes[victim].hash) {
+                        remove(victim)
+                    } else {
+                        remove(candidate)
+                        break
+                    }
+                }
+            }
+            while bytes > capacity {
+                remove(main.oldest >= 0 ? main.oldest : window.oldest)
+            }
         }
     }
 
     let capacity: Int
-    private let state = Mutex(State())
+    let windowCapacity: Int
+    private let state: Mutex<State>
 
-    /// `capacity` in bytes (the sum of the costs given to `set`).
+    /// `capacity` in bytes (the sum of the costs given to `set`); 1% of it is the window.
     init(capacity: Int) {
         self.capacity = capacity
+        windowCapacity = capacity / 100
+        // Tiles are rarely smaller than 4 KB: the entries the capacity holds, for the sketch.
+        state = Mutex(State(sketch: FrequencySketch(entries: capacity / 4096)))
     }
 
-    func get(_ key: Key) -> Value? {
+    func get(_ key: Key, hash: Int, counting: Bool) -> Value? {
         state.withLock { s in
-            guard let i = s.index[key] else { s.misses += 1; return nil }
-            if let expiresAt = s.nodes[i].expiresAt, expiresAt <= .now {
-                s.remove(i)
-                s.misses += 1
+            if counting { s.sketch.increment(hash) }
+            guard let i = s.index[key] else {
+                if counting { s.misses += 1 }
                 return nil
             }
-            s.hits += 1
-            if s.newest != i {
+            if s.isExpired(i, now: .now) {
+                s.remove(i)
+                if counting { s.misses += 1 }
+                return nil
+            }
+            if counting { s.hits += 1 }
+            let inWindow = s.nodes[i].inWindow
+            if (inWindow ? s.window.newest : s.main.newest) != i {
                 s.unlink(i)
-                s.pushNewest(i)
+                s.pushNewest(i, inWindow: inWindow)
             }
             return s.nodes[i].value
         }
     }
 
-    func set(_ key: Key, _ value: Value, cost: Int, expiresAt: ContinuousClock.Instant? = nil) {
+    func set(_ key: Key, hash: Int, _ value: Value, cost: Int, expiresAt: ContinuousClock.Instant? = nil) {
         guard cost <= capacity else { return }
         state.withLock { s in
             if let i = s.index[key] {
-                s.bytes += cost - s.nodes[i].cost
+                let inWindow = s.nodes[i].inWindow
+                s.unlink(i)
                 s.nodes[i].value = value
                 s.nodes[i].cost = cost
                 s.nodes[i].expiresAt = expiresAt
-                s.unlink(i)
-                s.pushNewest(i)
+                s.pushNewest(i, inWindow: inWindow)
             } else {
-                let node = Node(key: key, value: value, cost: cost, expiresAt: expiresAt, newer: -1, older: -1)
+                let node = Node(key: key, hash: hash, value: value, cost: cost, expiresAt: expiresAt, inWindow: true, newer: -1, older: -1)
                 let i: Int
                 if let reused = s.free.popLast() { s.nodes[reused] = node; i = reused } else { s.nodes.append(node); i = s.nodes.count - 1 }
                 s.index[key] = i
-                s.bytes += cost
-                s.pushNewest(i)
+                s.pushNewest(i, inWindow: true)
             }
-            while s.bytes > capacity, s.oldest >= 0 { s.remove(s.oldest) }
+            s.evict(capacity: capacity, windowCapacity: windowCapacity)
         }
     }
 
     var statistics: (entries: Int, bytes: Int, hits: Int, misses: Int) {
         state.withLock { s in (s.index.count, s.bytes, s.hits, s.misses) }
+    }
+}
+
+/// How often each key was asked for lately, in little memory: a count-min sketch (four rows
+/// of counters that saturate at 15; a key's estimate is its least counter), every counter
+/// halved after 10 requests an entry the cache holds, so that what was popular an hour ago
+/// fades. Sized as Caffeine's: 4 counters a row an entry, so a counter collects about 2.5
+/// requests of other keys between halvings and a key asked for once looks like one.
+struct FrequencySketch {
+    private var counters: [UInt8]
+    private let width: Int
+    private let sampleSize: Int
+    private var requests = 0
+
+    /// `entries`: about how many entries the cache holds (at least 16 are assumed, at most 2^20).
+    init(entries: Int) {
+        let entries = min(1 << 20, max(16, entries))
+        var power = 64
+        while power < 4 * entries { power <<= 1 }
+        width = power
+        sampleSize = 10 * entries
+        counters = [UInt8](repeating: 0, count: 4 * power)
+    }
+
+    /// The counter of `hash` in `row`: a 64-bit mix of the hash and the row, so the rows
+    /// are independent and keys whose hashes differ in a few bits still spread.
+    private func slot(_ hash: Int, _ row: Int) -> Int {
+        var h = UInt64(bitPattern: Int64(hash)) &+ UInt64(row + 1) &* 0x9E37_79B9_7F4A_7C15
+        h = (h ^ (h >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        h = (h ^ (h >> 27)) &* 0x94D0_49BB_1331_11EB
+        h ^= h >> 31
+        return row * width + Int(truncatingIfNeeded: h & UInt64(width - 1))
+    }
+
+    mutating func increment(_ hash: Int) {
+        for row in 0..<4 {
+            let i = slot(hash, row)
+            if counters[i] < 15 { counters[i] += 1 }
+        }
+        requests += 1
+        if requests >= sampleSize {
+            for i in counters.indices { counters[i] >>= 1 }
+            requests /= 2
+        }
+    }
+
+    func frequency(_ hash: Int) -> Int {
+        var least = 15
+        for row in 0..<4 { least = min(least, Int(counters[slot(hash, row)])) }
+        return least
     }
 }

@@ -107,18 +107,27 @@ public final class TileServer: Sendable {
 
     // MARK: - Answering
 
-    /// Answers from memory when it can (a cached tile, a 304) without leaving the calling thread.
+    /// Answers without leaving the calling thread when it can: a tile in memory (or a 304),
+    /// or one a local file holds as it is to be sent (read here as nginx reads files: a task
+    /// and a suspended connection would cost more than the read).
     public func fast(_ request: HTTPRequest) -> HTTPResponse? {
         guard request.method == "GET" || request.method == "HEAD" else { return nil }
         let started = ContinuousClock.now
         let route = try? Route.parse(request.path)
         // Load balancers ask this while everything else is busy: never a task, never a queue.
         if case .health? = route { return finish(request, route: "health", started: started, .text(200, "ok"), cors: "*") }
-        guard case .tile(let map, let layer, let tile, let scale, let format)? = route,
-              let cached = cache.get(TileKey(map: map, layer: layer ?? "", tile: tile, scale: scale, format: format)),
-              let served = maps[map] else { return nil }
-        return finish(request, route: layer == nil ? "tile" : "layer_tile", started: started,
-                      tileResponse(cached, served: served, layer: layer, request: request, fromMemory: true), cors: served.project.cors)
+        guard case .tile(let map, let layer, let tile, let scale, let format)? = route, let served = maps[map] else { return nil }
+        let key = TileKey(map: map, layer: layer ?? "", tile: tile, scale: scale, format: format)
+        let answer: HTTPResponse
+        if let cached = cache.get(key) {
+            answer = tileResponse(cached, served: served, layer: layer, request: request, fromMemory: true)
+        } else {
+            // With a shared cache, tiles are looked up there first (the async path).
+            guard options.sharedCache == nil, case .found(_, let composer) = tileTarget(map: map, layer: layer, tile: tile),
+                  let data = composer.storedNow(TileRequest(tile, scale: scale), format: format) else { return nil }
+            answer = tileResponse(remember(key, data, bytes: data.bytes), served: served, layer: layer, request: request, fromMemory: false)
+        }
+        return finish(request, route: layer == nil ? "tile" : "layer_tile", started: started, answer, cors: served.project.cors)
     }
 
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
@@ -271,24 +280,48 @@ public final class TileServer: Sendable {
 
     // MARK: - Tiles
 
-    func tileAnswer(_ request: HTTPRequest, map name: String, layer layerID: String?, tile: TileID, scale: Int, format: ImageFormat) async -> HTTPResponse {
-        guard let map = maps[name] else { return .text(404, "no map \"\(name)\"") }
+    /// The map and composer a tile request is for, or the answer that refuses it.
+    enum TileTarget {
+        case found(ServedMap, TileComposer)
+        case refused(HTTPResponse)
+    }
+
+    func tileTarget(map name: String, layer layerID: String?, tile: TileID) -> TileTarget {
+        guard let map = maps[name] else { return .refused(.text(404, "no map \"\(name)\"")) }
         let composer: TileComposer
         if let layerID {
-            guard let c = layerComposers[name]?[layerID] else { return .text(404, "map \"\(name)\" has no layer \"\(layerID)\"") }
+            guard let c = layerComposers[name]?[layerID] else { return .refused(.text(404, "map \"\(name)\" has no layer \"\(layerID)\"")) }
             composer = c
         } else {
             composer = map.composer
         }
         let project = map.project
         guard (project.minZoom...project.maxZoom).contains(tile.z) else {
-            return .text(404, "zoom \(tile.z) is outside this map's zooms \(project.minZoom)-\(project.maxZoom)")
+            return .refused(.text(404, "zoom \(tile.z) is outside this map's zooms \(project.minZoom)-\(project.maxZoom)"))
+        }
+        if let bounds = map.bounds, !bounds.overlaps(tile.bounds) {
+            return .refused(missing(map, "tile \(tile.z)/\(tile.x)/\(tile.y) is outside the map's bounds"))
+        }
+        return .found(map, composer)
+    }
+
+    /// A made (or read) tile as the memory cache keeps it, kept there when its freshness allows.
+    func remember(_ key: TileKey, _ data: TileData, bytes: [UInt8]) -> CachedTile {
+        let entry = CachedTile(bytes: bytes, etag: EntityTag.of(bytes), format: key.format, provenance: Self.provenance(data.provenance),
+                               freshness: data.freshness)
+        if data.freshness.isReusable { cache.set(key, entry, cost: bytes.count + 128, expiresAt: data.freshness.memoryExpiry) }
+        return entry
+    }
+
+    func tileAnswer(_ request: HTTPRequest, map name: String, layer layerID: String?, tile: TileID, scale: Int, format: ImageFormat) async -> HTTPResponse {
+        let map: ServedMap, composer: TileComposer
+        switch tileTarget(map: name, layer: layerID, tile: tile) {
+        case .refused(let answer): return answer
+        case .found(let m, let c): (map, composer) = (m, c)
         }
         let key = TileKey(map: name, layer: layerID ?? "", tile: tile, scale: scale, format: format)
-        if let cached = cache.get(key) { return tileResponse(cached, served: map, layer: layerID, request: request, fromMemory: true) }
-        if let bounds = map.bounds, !bounds.overlaps(tile.bounds) {
-            return missing(map, "tile \(tile.z)/\(tile.x)/\(tile.y) is outside the map's bounds")
-        }
+        // `fast` counted this request already (the server asks it first).
+        if let cached = cache.get(key, counting: false) { return tileResponse(cached, served: map, layer: layerID, request: request, fromMemory: true) }
         do {
             let cached = try await inFlight.run(key) { [self] in
                 let shared = sharedKey(key)
@@ -303,9 +336,7 @@ public final class TileServer: Sendable {
                 switch result {
                 case .tile(let data):
                     let bytes = data.format == format ? data.bytes : try RGBAImage(decoding: data.bytes, limits: .tile).encoded(.defaults(for: format))
-                    entry = CachedTile(bytes: bytes, etag: EntityTag.of(bytes), format: format, provenance: Self.provenance(data.provenance),
-                                       freshness: data.freshness)
-                    if data.freshness.isReusable { cache.set(key, entry, cost: bytes.count + 128, expiresAt: data.freshness.memoryExpiry) }
+                    entry = remember(key, data, bytes: bytes)
                 case .noTile:
                     entry = CachedTile(bytes: [], etag: "", format: nil, provenance: "none")
                     cache.set(key, entry, cost: 128)

@@ -4,7 +4,7 @@ import PMTiles
 /// Parsed PMTiles directories kept in memory, bounded by their bytes, the least recently
 /// used dropped first. Past the budget, the oldest go until a quarter of it is free: the
 /// sort this takes is paid once per many inserts, and reads stay one dictionary lookup.
-/// (TileServer's `MemoryCache` is an O(1) sharded LRU for tiles; it lives above this
+/// (TileServer's `MemoryCache` is a sharded W-TinyLFU cache for tiles; it lives above this
 /// module, and directories are few and large, so this simpler form is enough here.)
 final class DirectoryCache<Key: Hashable & Sendable>: Sendable {
     private struct Entry {

@@ -10,7 +10,7 @@ public import TileMath
 /// the name, bounds, attribution and scheme; otherwise zooms and bounds are read from the
 /// folder names and the tiles at the lowest zoom, and the rows are XYZ unless a
 /// `tilemapresource.xml` (TMS, as gdal2tiles writes by default) is present.
-public struct FolderTileSource: TileSource {
+public struct FolderTileSource: LocalTileSource {
     public let directory: URL
     public let metadata: TileSetMetadata
     let fileExtension: String
@@ -56,7 +56,7 @@ public struct FolderTileSource: TileSource {
         directory.appendingPathComponent("\(tile.z)/\(tile.x)/\(metadata.scheme.row(for: tile)).\(fileExtension)")
     }
 
-    public func tile(_ request: TileRequest) async throws -> TileResult {
+    public func storedTile(_ request: TileRequest) throws -> TileResult {
         let url = url(for: request.tile)
         let bytes: [UInt8]
         do {

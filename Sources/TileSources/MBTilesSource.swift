@@ -19,7 +19,7 @@ public import MBTiles
 /// Rows of the `tiles` table are not scanned here (a large file would take seconds):
 /// lookups only ask for valid tiles, and listing every tile (`convert`, `info`) fails on
 /// the first row outside the pyramid, naming it.
-public struct MBTilesSource: TileSource {
+public struct MBTilesSource: LocalTileSource {
     public let reader: MBTilesReader
     public let metadata: TileSetMetadata
 
@@ -102,7 +102,7 @@ public struct MBTilesSource: TileSource {
         return metadata
     }
 
-    public func tile(_ request: TileRequest) async throws -> TileResult {
+    public func storedTile(_ request: TileRequest) throws -> TileResult {
         let bytes: [UInt8]?
         do {
             bytes = try reader.tile(request.tile)

@@ -10,7 +10,7 @@ public import PMTiles
 /// `tile_size` that is not a whole number in 16-4096 fails; a maxzoom of 31 is served up to
 /// 30; bounds, center and center zoom out of range, and metadata that is not a JSON object,
 /// are ignored and named in `metadata.warnings`.
-public struct PMTilesSource: TileSource {
+public struct PMTilesSource: LocalTileSource {
     public let reader: PMTilesReader
     public let metadata: TileSetMetadata
 
@@ -90,7 +90,7 @@ public struct PMTilesSource: TileSource {
         return metadata
     }
 
-    public func tile(_ request: TileRequest) async throws -> TileResult {
+    public func storedTile(_ request: TileRequest) throws -> TileResult {
         let bytes: [UInt8]?
         do {
             bytes = try reader.tile(request.tile)

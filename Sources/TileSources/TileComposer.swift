@@ -73,6 +73,13 @@ public struct TileComposer: Sendable {
         return .tile(TileData(bytes: try canvas.encoded(encoding), format: encoding.format, provenance: provenance, freshness: freshness))
     }
 
+    /// A lone layer's stored tile passed on as it is, read on the calling thread when its
+    /// source is local (`TileLayer.storedNow`); nil when `tile(_:encoding:)` must make it.
+    public func storedNow(_ request: TileRequest, format: ImageFormat) -> TileData? {
+        guard layers.count == 1, layers[0].options.opacity >= 1 else { return nil }
+        return layers[0].storedNow(request, format: format)
+    }
+
     static func earliest(_ a: Duration?, _ b: Duration?) -> Duration? {
         switch (a, b) {
         case (nil, let x), (let x, nil): return x

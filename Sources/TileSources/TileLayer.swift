@@ -104,15 +104,30 @@ public struct TileLayer: Sendable {
         return result
     }
 
+    /// A native tile a local source has stored in `format` at the layer's size, read on the
+    /// calling thread: what `render(_:passingThrough:)` would answer `encoded`. Nil for
+    /// anything else (another source, zoom or format, an absent tile, an error), which
+    /// `render` answers.
+    public func storedNow(_ request: TileRequest, format: ImageFormat) -> TileData? {
+        guard let local = source as? any LocalTileSource, covers(request.tile),
+              request.tile.z <= nativeMaxZoom, request.tile.z >= nativeMinZoom,
+              case .tile(let data)? = try? local.storedTile(request),
+              passesThrough(data, format: format, size: tileSize * request.scale) else { return nil }
+        return data
+    }
+
+    /// True when `data` is already `format` at `size` x `size`, as its header declares.
+    private func passesThrough(_ data: TileData, format: ImageFormat, size: Int) -> Bool {
+        guard data.format == format, let header = try? ImageHeader(sniffing: data.bytes) else { return false }
+        return header.format == format && header.width == size && header.height == size
+    }
+
     private func native(_ request: TileRequest, size: Int, passingThrough format: ImageFormat?) async throws -> Result {
         switch try await source.tile(request) {
         case .noTile: return .noTile
         case .unavailable(let retryAfter): return .unavailable(retryAfter: retryAfter)
         case .tile(let data):
-            if let format, data.format == format, let header = try? ImageHeader(sniffing: data.bytes),
-               header.format == format, header.width == size, header.height == size {
-                return .encoded(data)
-            }
+            if let format, passesThrough(data, format: format, size: size) { return .encoded(data) }
             let image = try data.image(limits: .tile)
             if image.width == size, image.height == size {
                 return .image(image, passthrough: data, provenance: data.provenance)

@@ -10,6 +10,17 @@ public protocol TileSource: Sendable {
     func tile(_ request: TileRequest) async throws -> TileResult
 }
 
+/// A source that reads its tiles from local storage on the calling thread (a file, a
+/// database), quickly enough that a server may read one on its own thread rather than start
+/// a task for it, as nginx reads files. Its `tile(_:)` answers what `storedTile(_:)` does.
+public protocol LocalTileSource: TileSource {
+    func storedTile(_ request: TileRequest) throws -> TileResult
+}
+
+extension LocalTileSource {
+    public func tile(_ request: TileRequest) async throws -> TileResult { try storedTile(request) }
+}
+
 /// Errors of tile sources and stores; each names the file, tile or value.
 public enum TileSourceError: Error, Equatable, Sendable, CustomStringConvertible {
     case notFound(path: String)
