@@ -116,6 +116,16 @@ public final class Canvas {
     /// top-left corner) onto the canvas, with an opacity in [0, 1].
     public func draw(_ image: RGBAImage, transform: AffineTransform = .identity, opacity: Double = 1,
                      interpolation: Interpolation = .bilinear) {
+        // An image placed 1:1 at whole pixels (a map tile) is composited here: cairo would
+        // first copy it into a surface of its own, premultiplied, then composite that.
+        if drawsDirectly, opacity >= 1, let x = Self.wholePixels(transform.tx), let y = Self.wholePixels(transform.ty),
+           transform.a == 1, transform.b == 0, transform.c == 0, transform.d == 1 {
+            cairo_surface_flush(surface)
+            guard let data = cairo_image_surface_get_data(surface) else { return }
+            CairoPixels.composite(image, x: x, y: y, into: data, stride: Int(cairo_image_surface_get_stride(surface)), width: width, height: height)
+            cairo_surface_mark_dirty(surface)
+            return
+        }
         guard let source = CairoPixels.makeSurface(image) else { return }
         defer { cairo_surface_destroy(source) }
         cairo_save(context)
@@ -197,6 +207,12 @@ public final class Canvas {
     // MARK: drawing without cairo
 
     private var drawsDirectly: Bool { scopes == 0 && !drawsWithCairoOnly }
+
+    /// `value` as a whole number of pixels, if it is one within the canvas' reach.
+    private static func wholePixels(_ value: Double) -> Int? {
+        guard value.rounded() == value, value.magnitude <= Double(1 << 30) else { return nil }
+        return Int(value)
+    }
 
     /// Fills the pieces through `CoverageRaster` straight into the surface's pixels;
     /// false when the shape is too large for it (nothing drawn: cairo draws it instead).
@@ -331,6 +347,43 @@ enum CairoPixels {
             }
         }
         cairo_surface_mark_dirty(surface)
+    }
+
+    /// Composites `image` with its top left at (`x`, `y`) onto premultiplied ARGB32 pixels
+    /// (cairo's OVER with pixman's rounding: the same bytes as painting it through cairo),
+    /// clipped to `width` x `height`.
+    static func composite(_ image: RGBAImage, x: Int, y: Int, into data: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int) {
+        let left = max(0, x), right = min(width, x + image.width)
+        let top = max(0, y), bottom = min(height, y + image.height)
+        guard left < right, top < bottom else { return }
+        image.pixels.withUnsafeBytes { src in
+            guard let pixels = src.baseAddress else { return }
+            for row in top..<bottom {
+                let from = pixels + ((row - y) * image.width + (left - x)) * 4
+                let to = UnsafeMutableRawPointer(data + row * stride + left * 4)
+                for i in 0..<(right - left) {
+                    let rgba = from.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self).littleEndian
+                    let a = rgba >> 24
+                    if a == 0 { continue }
+                    let r = rgba & 0xFF, g = rgba >> 8 & 0xFF, b = rgba >> 16 & 0xFF
+                    if a == 255 {
+                        to.storeBytes(of: (0xFF00_0000 | r << 16 | g << 8 | b).littleEndian, toByteOffset: i * 4, as: UInt32.self)
+                        continue
+                    }
+                    // Premultiplied as `write` does, then OVER: d * (255 - a) / 255 rounded
+                    // (pixman's (t + (t >> 8)) >> 8 of t + 128), plus the source, saturated.
+                    let destination = to.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self).littleEndian
+                    // One channel: the byte of `destination` at `shift` under `source`.
+                    func over(_ source: UInt32, _ shift: UInt32) -> UInt32 {
+                        let t = (destination >> shift & 0xFF) * (255 - a) + 128
+                        return min(255, ((t + (t >> 8)) >> 8) + source) << shift
+                    }
+                    func premultiply(_ v: UInt32) -> UInt32 { (v * a + 127) / 255 }
+                    let word = over(premultiply(b), 0) | over(premultiply(g), 8) | over(premultiply(r), 16) | over(a, 24)
+                    to.storeBytes(of: word.littleEndian, toByteOffset: i * 4, as: UInt32.self)
+                }
+            }
+        }
     }
 
     static func makeSurface(_ image: RGBAImage) -> OpaquePointer? {
