@@ -28,6 +28,7 @@ let package = Package(
         cLibrary("CPNG", pkgConfig: "libpng", apt: "libpng-dev"),
         cLibrary("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
         cLibrary("CDeflate", pkgConfig: "libdeflate", apt: "libdeflate-dev"),
+        cLibrary("CISAL", pkgConfig: "libisal", apt: "libisal-dev"),
         cLibrary("CTurboJPEG", pkgConfig: "libturbojpeg", apt: "libturbojpeg0-dev"),
         cLibrary("CWebP", pkgConfig: "libwebp", apt: "libwebp-dev"),
         cLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
@@ -50,7 +51,7 @@ let package = Package(
         // Colours (sRGB, straight alpha; hex and CSS names), pure Swift: Features names them without cairo.
         .target(name: "Colors"),
         // Images and drawing over cairo, pango and the codecs; re-exports Colors.
-        .target(name: "Canvas", dependencies: ["TileMath", "Colors", "CCairo", "CPango", "CPNGCodec", "CDeflate", "CTurboJPEG", "CWebP", "CJPEGReader", "CTIFFReader"]),
+        .target(name: "Canvas", dependencies: ["TileMath", "Colors", "CCairo", "CPango", "CPNGCodec", "CDeflate", "CISAL", "CTurboJPEG", "CWebP", "CJPEGReader", "CTIFFReader"]),
         // MBTiles 1.3 files over SQLite (the only importer of CSQLite).
         .target(name: "MBTiles", dependencies: ["TileMath", "CSQLite", "Compression"]),
         // gzip through zlib (the only importer of CZlib).

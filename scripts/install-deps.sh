@@ -13,6 +13,7 @@ REQUIRED=(
   "libpng-dev:libpng"
   "zlib1g-dev:zlib"
   "libdeflate-dev:libdeflate"
+  "libisal-dev:libisal"
   "libturbojpeg0-dev:libturbojpeg"
   "libwebp-dev:libwebp"
   "libsqlite3-dev:sqlite3"

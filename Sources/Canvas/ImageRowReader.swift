@@ -18,9 +18,16 @@ public final class ImageRowReader {
     public let limits: ImageLimits
     /// The row the next `readRow` returns.
     public private(set) var nextRow = 0
-    private let backend: Backend
+    /// True while PNGRowStream reads the rows (for the tests and the `pngrows` fuzz target).
+    @_spi(PNGDecoders) public var streams: Bool {
+        if case .pngStream = backend { return true }
+        return false
+    }
+    private var backend: Backend
 
     private enum Backend {
+        /// PNGs PNGReader reads, inflated by igzip; libpng takes over on anything it does not.
+        case pngStream(PNGRowStream)
         case png(OpaquePointer)
         case jpeg(OpaquePointer)
         case tiff(OpaquePointer)
@@ -59,7 +66,14 @@ public final class ImageRowReader {
                 throw fail(error)
             }
         }
-        if head.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
+        if head.starts(with: [0x89, 0x50, 0x4E, 0x47]), let header = try? ImageHeader(sniffing: head),
+           let stream = PNGRowStream(path: path, width: header.width, height: header.height) {
+            backend = .pngStream(stream)
+            width = header.width
+            height = header.height
+            // Within the limits: checked on the header's word above.
+            return
+        } else if head.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
             var interlaced: Int32 = 0
             if let reader = tk_png_reader_open(path, &w, &h, &interlaced, &message, 256) {
                 backend = .png(reader)
@@ -128,8 +142,27 @@ public final class ImageRowReader {
         case .png(let reader): tk_png_reader_close(reader)
         case .jpeg(let reader): tk_jpeg_reader_close(reader)
         case .tiff(let reader): tk_tiff_reader_close(reader)
-        case .whole: break
+        case .pngStream, .whole: break
         }
+    }
+
+    /// libpng's reader from the file's start, past the `rows` rows the stream returned:
+    /// it decodes the rest, or says what is wrong with the file.
+    private func libpngReader(skipping rows: Int, rowBuffer: UnsafeMutablePointer<UInt8>) throws(CanvasError) -> OpaquePointer {
+        var message = [CChar](repeating: 0, count: 256)
+        var w: UInt32 = 0, h: UInt32 = 0, interlaced: Int32 = 0
+        guard let reader = tk_png_reader_open(path, &w, &h, &interlaced, &message, 256) else {
+            throw .file(path: path, underlying: "cannot decode PNG: " + Self.text(message))
+        }
+        guard Int(w) == width, Int(h) == height, tk_png_reader_start(reader, &message, 256) == 0 else {
+            tk_png_reader_close(reader)
+            throw .file(path: path, underlying: "cannot decode PNG: " + (message[0] == 0 ? "the file changed while read" : Self.text(message)))
+        }
+        for row in 0..<rows where tk_png_reader_row(reader, rowBuffer, &message, 256) != 0 {
+            tk_png_reader_close(reader)
+            throw .file(path: path, underlying: "cannot decode PNG row \(row): " + Self.text(message))
+        }
+        return reader
     }
 
     /// Reads the next row into `row`, which must hold `width * 4` bytes (straight RGBA).
@@ -140,6 +173,14 @@ public final class ImageRowReader {
         }
         var message = [CChar](repeating: 0, count: 256)
         switch backend {
+        case .pngStream(let stream):
+            if !stream.readRow(into: base) {
+                let reader = try libpngReader(skipping: nextRow, rowBuffer: base)
+                backend = .png(reader)
+                if tk_png_reader_row(reader, base, &message, 256) != 0 {
+                    throw .file(path: path, underlying: "cannot decode PNG row \(nextRow): " + Self.text(message))
+                }
+            }
         case .png(let reader):
             if tk_png_reader_row(reader, base, &message, 256) != 0 {
                 throw .file(path: path, underlying: "cannot decode PNG row \(nextRow): " + Self.text(message))

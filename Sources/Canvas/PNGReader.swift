@@ -44,7 +44,7 @@ enum PNGReader {
     }
 
     /// The chunks' meaning: what the pixels need, where the IDAT data is.
-    private struct Layout {
+    struct Layout {
         let width: Int, height: Int
         /// 1, 2, 3 or 4 bytes a pixel (colour types 0 and 3, 4, 2, 6).
         let channels: Int
@@ -56,9 +56,13 @@ enum PNGReader {
         var key: (UInt8, UInt8, UInt8)?
         /// The IDAT chunks' data, in file order: one zlib stream.
         var idat: [Range<Int>] = []
+        /// With `untilImageData`: where the first IDAT chunk starts (its length field).
+        var imageDataStart = 0
 
-        /// Reads the chunks up to IEND; nil for anything not read here (see PNGReader).
-        init?(_ b: UnsafeBufferPointer<UInt8>, width: Int, height: Int) {
+        /// Reads the chunks up to IEND, or with `untilImageData` up to the first IDAT chunk
+        /// (`imageDataStart`; PNGRowStream reads the rest); nil for anything not read here
+        /// (see PNGReader).
+        init?(_ b: UnsafeBufferPointer<UInt8>, width: Int, height: Int, untilImageData: Bool = false) {
             guard b.count >= 8, b[0] == 0x89, b[1] == 0x50, b[2] == 0x4E, b[3] == 0x47,
                   b[4] == 0x0D, b[5] == 0x0A, b[6] == 0x1A, b[7] == 0x0A else { return nil }
             // IHDR first (§11.2.2): width, height, bit depth, colour type, compression,
@@ -82,6 +86,11 @@ enum PNGReader {
                 guard start + 12 <= b.count else { return nil }
                 let length = Int(Self.uint32(b, start))
                 let type = Self.uint32(b, start + 4)
+                if untilImageData, type == Chunk.IDAT {
+                    guard colorType != 3 || paletteCount > 0 else { return nil }
+                    imageDataStart = start
+                    return
+                }
                 let data = start + 8
                 guard length <= Int(Int32.max), data + length + 4 <= b.count,
                       (start + 4..<start + 8).allSatisfy({ Self.isLetter(b[$0]) }) else { return nil }
@@ -215,7 +224,7 @@ enum PNGReader {
 
         /// Undoes one row's filter (§9.2-9.4) from `row` into `out` (apart); `above` is the
         /// unfiltered row above. False for a filter type above 4.
-        private static func unfilter(_ type: UInt8, _ row: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt8>,
+        static func unfilter(_ type: UInt8, _ row: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt8>,
                                      above: UnsafePointer<UInt8>, _ count: Int, _ bpp: Int) -> Bool {
             switch type {
             case 0:
@@ -289,7 +298,7 @@ enum PNGReader {
         private static func magnitude(_ v: SIMD4<Int16>) -> SIMD4<Int16> { v.replacing(with: 0 &- v, where: v .< 0) }
 
         /// One unfiltered row as RGBA; false for a palette index past the palette.
-        private func expand(_ row: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Bool {
+        func expand(_ row: UnsafePointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Bool {
             switch colorType {
             case 6:
                 out.initialize(from: row, count: width * 4)
@@ -330,15 +339,15 @@ enum PNGReader {
             return true
         }
 
-        private static func uint32(_ b: UnsafeBufferPointer<UInt8>, _ at: Int) -> UInt32 {
+        static func uint32(_ b: UnsafeBufferPointer<UInt8>, _ at: Int) -> UInt32 {
             UInt32(b[at]) << 24 | UInt32(b[at + 1]) << 16 | UInt32(b[at + 2]) << 8 | UInt32(b[at + 3])
         }
 
-        private static func isLetter(_ c: UInt8) -> Bool { (65...90).contains(c) || (97...122).contains(c) }
+        static func isLetter(_ c: UInt8) -> Bool { (65...90).contains(c) || (97...122).contains(c) }
     }
 
     /// Chunk types as big-endian UInt32s.
-    private enum Chunk {
+    enum Chunk {
         static let IHDR: UInt32 = 0x4948_4452, PLTE: UInt32 = 0x504C_5445, IDAT: UInt32 = 0x4944_4154, IEND: UInt32 = 0x4945_4E44
         static let tRNS: UInt32 = 0x7452_4E53, gAMA: UInt32 = 0x6741_4D41, sRGB: UInt32 = 0x7352_4742
         static let iCCP: UInt32 = 0x6943_4350, cHRM: UInt32 = 0x6348_524D, sBIT: UInt32 = 0x7342_4954

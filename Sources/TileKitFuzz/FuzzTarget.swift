@@ -11,7 +11,7 @@ struct FuzzTarget: Sendable {
     static let all: [FuzzTarget] = [
         .geojson, .gpx, .kml, .plist, .snapshot, .raster,
         .mapJSON, .urlTemplate, .route, .http1,
-        .png, .pngReader, .jpeg, .webp, .tiff, .worldFile,
+        .png, .pngReader, .pngRows, .jpeg, .webp, .tiff, .worldFile,
         .pmtiles, .pmtilesDirectory, .mbtiles, .mbtilesMetadata,
     ]
 
