@@ -4,14 +4,17 @@ import TileMath
 import TileServer
 import CMicroHTTPDShim
 
-/// One client connection as the watch sees it. Its mutable fields are read and written only
-/// inside `ConnectionWatch.connections.withLock`.
-final class WatchedConnection: @unchecked Sendable {  // fields behind ConnectionWatch's lock
+/// One client connection as the watch sees it. `onHangup` is read and written only inside
+/// `ConnectionWatch.connections.withLock`; the deadline is atomic.
+final class WatchedConnection: @unchecked Sendable {  // onHangup behind ConnectionWatch's lock
     let fd: Int32
-    /// When the request in progress must be complete (headers, then body); nil while a
-    /// handler works or a response is sent. Bytes that trickle in do not move it: that is
-    /// what stops slowloris, which libmicrohttpd's idle timeout does not.
-    var deadline: ContinuousClock.Instant?
+    /// When the request in progress must be complete (headers, then body), as nanoseconds
+    /// after `ConnectionWatch.epoch` plus one; 0 while a handler works or a response is sent.
+    /// Bytes that trickle in do not move it: that is what stops slowloris, which
+    /// libmicrohttpd's idle timeout does not. Atomic, not behind the lock: it is set two or
+    /// three times a request, and with one lock for every connection, a connection thread
+    /// preempted while holding it stalled the other's requests for a time slice (p99).
+    let deadline = Atomic<Int64>(0)
     /// Called when the client hangs up while its request waits (suspended) for a handler or
     /// a stream: the work is abandoned and the connection resumed so it can be closed.
     var onHangup: (@Sendable () -> Void)?
@@ -35,16 +38,24 @@ final class ConnectionWatch: Sendable {
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout
         self.interval = interval
+        _ = Self.epoch  // before any deadline is stored, so none is counted from before it
     }
 
     var count: Int { connections.withLock { $0.count } }
 
+    /// What deadlines are counted from.
+    static let epoch = ContinuousClock.now
+
+    /// `instant` as a deadline's atomic value (never 0, which is none).
+    static func stored(_ instant: ContinuousClock.Instant) -> Int64 {
+        let (seconds, attoseconds) = (instant - epoch).components
+        return max(1, seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000 &+ 1)
+    }
+
     func opened(fd: Int32) -> WatchedConnection {
         let connection = WatchedConnection(fd: fd)
-        connections.withLock {
-            connection.deadline = .now + headerTimeout
-            $0[ObjectIdentifier(connection)] = connection
-        }
+        connection.deadline.store(Self.stored(.now + headerTimeout), ordering: .relaxed)
+        connections.withLock { $0[ObjectIdentifier(connection)] = connection }
         return connection
     }
 
@@ -58,7 +69,7 @@ final class ConnectionWatch: Sendable {
 
     /// The next request must be complete `after` from now (nil: no deadline).
     func setDeadline(_ connection: WatchedConnection, after: Duration?) {
-        connections.withLock { _ in connection.deadline = after.map { .now + $0 } }
+        connection.deadline.store(after.map { Self.stored(.now + $0) } ?? 0, ordering: .relaxed)
     }
 
     func watchHangup(_ connection: WatchedConnection, _ action: (@Sendable () -> Void)?) {
@@ -84,9 +95,12 @@ final class ConnectionWatch: Sendable {
         var hungUp = [@Sendable () -> Void]()
         connections.withLock { all in
             var watched = [(WatchedConnection, pollfd)]()
+            let passed = Self.stored(now)
             for connection in all.values {
-                if let deadline = connection.deadline, deadline <= now {
-                    connection.deadline = nil
+                let deadline = connection.deadline.load(ordering: .relaxed)
+                // Shut only if no new request set another deadline meanwhile.
+                if deadline != 0, deadline <= passed,
+                   connection.deadline.compareExchange(expected: deadline, desired: 0, ordering: .relaxed).exchanged {
                     shutdown(connection.fd, Int32(SHUT_RDWR))
                 }
                 if connection.onHangup != nil {
