@@ -13,7 +13,9 @@ internal import CISAL
 /// returns false on any damage (a CRC, the zlib stream, a filter type, a palette index, the
 /// stream's end or checksum), after which the caller reads the file again with libpng from
 /// the first row. So it never has to explain an error, only never be wrong when it succeeds:
-/// its rows are exactly libpng's for the file (PNGRowStreamTests, the `pngrows` fuzz target).
+/// its rows are exactly libpng's for the file (PNGRowStreamTests, the `pngrows` fuzz target),
+/// with PNGReader's one exception: igzip, like libdeflate, inflates a few deflate streams that
+/// zlib refuses (codes past the alphabet's end), where libpng refuses the file.
 final class PNGRowStream {
     /// File bytes read ahead; the colour chunks must also lie within the first this many.
     static let bufferSize = 1 << 20
@@ -38,10 +40,13 @@ final class PNGRowStream {
     private var current: UnsafeMutablePointer<UInt8>
     private var above: UnsafeMutablePointer<UInt8>
     private var rowsRead = 0
+    /// Set at the first failure: every later call fails too (a row half inflated is gone).
+    private var failed = false
 
     /// Nil when the file is not a PNG of `width` x `height` pixels read here (see above).
     init?(path: String, width: Int, height: Int) {
-        guard width > 0, height > 0, width <= Int(UInt32.max) / 4 else { return nil }
+        // libpng refuses a side past 1,000,000 pixels (PNG_USER_WIDTH_MAX), so the stream does.
+        guard (1...1_000_000).contains(width), (1...1_000_000).contains(height) else { return nil }
         let file = open(path, O_RDONLY | O_CLOEXEC)
         guard file >= 0 else { return nil }
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.bufferSize)
@@ -86,7 +91,8 @@ final class PNGRowStream {
     /// The next row as straight RGBA (`width * 4` bytes at `rgba`); false on damage or past
     /// the last row (the rows already returned were right: read the file with libpng).
     func readRow(into rgba: UnsafeMutablePointer<UInt8>) -> Bool {
-        guard rowsRead < height else { return false }
+        guard !failed, rowsRead < height else { return false }
+        failed = true  // until this row is whole
         let count = rowBytes + 1
         var filled = 0
         while filled < count {
@@ -107,8 +113,10 @@ final class PNGRowStream {
         guard PNGReader.Layout.unfilter(filtered[0], filtered + 1, into: current, above: above, rowBytes, layout.channels),
               layout.expand(current, into: rgba) else { return false }
         swap(&above, &current)
+        guard rowsRead + 1 < height || finish() else { return false }
         rowsRead += 1
-        return rowsRead < height || finish()
+        failed = false
+        return true
     }
 
     /// After the last row: the zlib stream ends there, its Adler-32 right, with no bytes
@@ -117,14 +125,17 @@ final class PNGRowStream {
         var spare: UInt8 = 0
         while state.pointee.block_state != ISAL_BLOCK_FINISH {
             if state.pointee.avail_in == 0 { guard feed() else { return false } }
+            let input = state.pointee.avail_in
             let result = withUnsafeMutablePointer(to: &spare) { out in
                 state.pointee.next_out = out
                 state.pointee.avail_out = 1
                 defer { state.pointee.next_out = nil }
                 return isal_inflate(state)
             }
-            // A byte out here is image data beyond the last row.
-            guard result == ISAL_DECOMP_OK, state.pointee.avail_out == 1 else { return false }
+            // A byte out here is image data beyond the last row; neither input used nor the
+            // stream ended: never loop on it.
+            guard result == ISAL_DECOMP_OK, state.pointee.avail_out == 1,
+                  state.pointee.avail_in < input || state.pointee.block_state == ISAL_BLOCK_FINISH else { return false }
         }
         guard state.pointee.avail_in == 0, chunkLeft == 0 else { return false }
         // The chunk's CRC.

@@ -6,8 +6,9 @@ import CMicroHTTPDShim
 
 /// How much a client may take: connections, time and bytes.
 public struct HTTPServerLimits: Sendable {
-    /// Threads that run libmicrohttpd's epoll loops (and fast answers). Handlers run as tasks
-    /// and never hold one of these threads, so the number of cores is enough.
+    /// Threads that run libmicrohttpd's epoll loops (and fast answers: cached tiles, and
+    /// tiles read at once from local stores, which never wait on a lock or a slow file).
+    /// Handlers run as tasks and never hold one of these threads, so the number of cores is enough.
     public var threads = max(2, ProcessInfo.processInfo.activeProcessorCount)
     /// Largest request body; a larger `Content-Length` is refused before the body is read.
     public var maxBodyBytes = 1 << 20

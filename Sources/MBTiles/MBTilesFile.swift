@@ -96,9 +96,12 @@ public final class MBTilesReader: Sendable {
     /// Rows of `metadata` read at most.
     static let metadataRows = 10_000
 
-    /// The bytes of a tile, or nil when the file has none.
-    public func tile(_ tile: TileID) throws -> [UInt8]? {
-        try withConnection(timeLimit: Self.lookupTimeLimit) { connection in
+    /// The bytes of a tile, or nil when the file has none. `immediately`: fail at once when a
+    /// writer holds the file, and after 50 ms of work (a server's connection thread asks so).
+    public func tile(_ tile: TileID, immediately: Bool = false) throws -> [UInt8]? {
+        try withConnection(timeLimit: immediately ? .milliseconds(50) : Self.lookupTimeLimit) { connection in
+            if immediately { connection.waitsForWriters = false }
+            defer { if immediately { connection.waitsForWriters = true } }
             var bytes: [UInt8]?
             try connection.query("SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
                                  [.integer(tile.z), .integer(tile.x), .integer(tile.tmsY)]) { row in

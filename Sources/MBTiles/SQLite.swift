@@ -43,6 +43,13 @@ final class SQLiteConnection {
         set { budget.limit = newValue }
     }
 
+    /// False: a statement that meets a writer's lock fails at once (SQLITE_BUSY) instead of
+    /// waiting up to 5 s for the commit.
+    var waitsForWriters = true {
+        didSet { sqlite3_busy_timeout(handle, waitsForWriters ? Self.busyTimeoutMilliseconds : 0) }
+    }
+    static let busyTimeoutMilliseconds: Int32 = 5000
+
     enum Mode { case readOnly, readWrite, create }
 
     init(path: String, mode: Mode) throws(SQLiteError) {
@@ -63,7 +70,7 @@ final class SQLiteConnection {
         handle = db
         self.path = path
         // Readers wait for a writer's commit instead of failing at once.
-        sqlite3_busy_timeout(db, 5000)
+        sqlite3_busy_timeout(db, Self.busyTimeoutMilliseconds)
         // The budget lives as long as the connection (it is a stored property), so the
         // unretained pointer stays valid for every call.
         sqlite3_progress_handler(db, WorkBudget.granularity, { context in

@@ -27,12 +27,26 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         shards[Int(UInt(bitPattern: hash) % UInt(shards.count))]
     }
 
-    /// The value, if present and fresh. `counting: false` looks without recording a request,
-    /// in the frequencies or the hit and miss counts (a second lookup for a request already
-    /// counted), so each request counts once.
-    public func get(_ key: Key, counting: Bool = true) -> Value? {
+    /// What a lookup records, in the frequencies and the hit and miss counts: each request
+    /// must count once, whichever of several lookups answers it.
+    public enum Counting: Sendable {
+        /// The request, hit or miss.
+        case request
+        /// The request only if it hits (a first lookup that leaves a miss to another, which
+        /// counts it: `countMiss`, or a later `.request` lookup).
+        case hitsOnly
+    }
+
+    /// The value, if present and fresh.
+    public func get(_ key: Key, counting: Counting = .request) -> Value? {
         let hash = key.hashValue
         return shard(hash).get(key, hash: hash, counting: counting)
+    }
+
+    /// Records a request that missed (after a `.hitsOnly` lookup that found nothing).
+    public func countMiss(_ key: Key) {
+        let hash = key.hashValue
+        shard(hash).countMiss(hash: hash)
     }
 
     /// Keeps `value` until it is evicted, or until `expiresAt` (nil: no expiry).
@@ -124,9 +138,10 @@ final class CacheShard<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
 
         /// Moves what the window holds past its share into the main list, each entry there
-        /// competing with main's oldest: the one asked for less often goes (the newcomer on
-        /// a tie, so a scan cannot push out what is already kept). Then, if still over (the
-        /// window alone holding more than the capacity), the oldest go.
+        /// competing with the oldest entries of main it would push out: they go if it was asked
+        /// for more often than each of them (expired ones always go), or else it goes (on a
+        /// tie too, so a scan cannot push out what is already kept). Then, if still over (the
+        /// newest entry larger than what main can give up), the oldest go.
         mutating func evict(capacity: Int, windowCapacity: Int) {
             let now = ContinuousClock.now
             // The newest entry stays whatever its size: a tile just made is there to be asked for.
@@ -134,15 +149,20 @@ final class CacheShard<Key: Hashable & Sendable, Value: Sendable>: Sendable {
                 let candidate = window.oldest
                 unlink(candidate)
                 pushNewest(candidate, inWindow: false)
-                while bytes > capacity {
-                    let victim = main.oldest
-                    if victim == candidate || victim < 0 { remove(candidate); break }
-                    if isExpired(victim, now: now) || sketch.frequency(nodes[candidate].hash) > sketch.frequency(nodes[victim].hash) {
-                        remove(victim)
-                    } else {
-                        remove(candidate)
-                        break
-                    }
+                guard bytes > capacity else { continue }
+                // The victims it needs, oldest first, decided all at once.
+                var victims = [Int](), freed = 0, strongest = -1
+                var victim = main.oldest
+                while bytes - freed > capacity, victim >= 0, victim != candidate {
+                    victims.append(victim)
+                    freed += nodes[victim].cost
+                    if !isExpired(victim, now: now) { strongest = max(strongest, sketch.frequency(nodes[victim].hash)) }
+                    victim = nodes[victim].newer
+                }
+                if bytes - freed <= capacity, sketch.frequency(nodes[candidate].hash) > strongest {
+                    for victim in victims { remove(victim) }
+                } else {
+                    remove(candidate)
                 }
             }
             while bytes > capacity {
@@ -163,25 +183,31 @@ final class CacheShard<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         state = Mutex(State(sketch: FrequencySketch(entries: capacity / 4096)))
     }
 
-    func get(_ key: Key, hash: Int, counting: Bool) -> Value? {
+    func get(_ key: Key, hash: Int, counting: MemoryCache<Key, Value>.Counting) -> Value? {
         state.withLock { s in
-            if counting { s.sketch.increment(hash) }
-            guard let i = s.index[key] else {
-                if counting { s.misses += 1 }
+            guard let i = s.index[key], !s.isExpired(i, now: .now) else {
+                if let i = s.index[key] { s.remove(i) }  // expired
+                if counting == .request {
+                    s.sketch.increment(hash)
+                    s.misses += 1
+                }
                 return nil
             }
-            if s.isExpired(i, now: .now) {
-                s.remove(i)
-                if counting { s.misses += 1 }
-                return nil
-            }
-            if counting { s.hits += 1 }
+            s.sketch.increment(hash)
+            s.hits += 1
             let inWindow = s.nodes[i].inWindow
             if (inWindow ? s.window.newest : s.main.newest) != i {
                 s.unlink(i)
                 s.pushNewest(i, inWindow: inWindow)
             }
             return s.nodes[i].value
+        }
+    }
+
+    func countMiss(hash: Int) {
+        state.withLock { s in
+            s.sketch.increment(hash)
+            s.misses += 1
         }
     }
 

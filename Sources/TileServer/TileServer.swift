@@ -119,12 +119,14 @@ public final class TileServer: Sendable {
         guard case .tile(let map, let layer, let tile, let scale, let format)? = route, let served = maps[map] else { return nil }
         let key = TileKey(map: map, layer: layer ?? "", tile: tile, scale: scale, format: format)
         let answer: HTTPResponse
-        if let cached = cache.get(key) {
+        // A miss is counted by whichever path answers it: here, or `tileAnswer`.
+        if let cached = cache.get(key, counting: .hitsOnly) {
             answer = tileResponse(cached, served: served, layer: layer, request: request, fromMemory: true)
         } else {
             // With a shared cache, tiles are looked up there first (the async path).
             guard options.sharedCache == nil, case .found(_, let composer) = tileTarget(map: map, layer: layer, tile: tile),
                   let data = composer.storedNow(TileRequest(tile, scale: scale), format: format) else { return nil }
+            cache.countMiss(key)
             answer = tileResponse(remember(key, data, bytes: data.bytes), served: served, layer: layer, request: request, fromMemory: false)
         }
         return finish(request, route: layer == nil ? "tile" : "layer_tile", started: started, answer, cors: served.project.cors)
@@ -320,8 +322,7 @@ public final class TileServer: Sendable {
         case .found(let m, let c): (map, composer) = (m, c)
         }
         let key = TileKey(map: name, layer: layerID ?? "", tile: tile, scale: scale, format: format)
-        // `fast` counted this request already (the server asks it first).
-        if let cached = cache.get(key, counting: false) { return tileResponse(cached, served: map, layer: layerID, request: request, fromMemory: true) }
+        if let cached = cache.get(key) { return tileResponse(cached, served: map, layer: layerID, request: request, fromMemory: true) }
         do {
             let cached = try await inFlight.run(key) { [self] in
                 let shared = sharedKey(key)

@@ -56,7 +56,26 @@ public struct FolderTileSource: LocalTileSource {
         directory.appendingPathComponent("\(tile.z)/\(tile.x)/\(metadata.scheme.row(for: tile)).\(fileExtension)")
     }
 
-    public func storedTile(_ request: TileRequest) throws -> TileResult {
+    /// Only a regular file of at most 8 MiB, opened without blocking (a FIFO or a device
+    /// planted in the folder is left to `tile(_:)`); a missing file is no tile.
+    public func tileNow(_ request: TileRequest) -> TileResult? {
+        let path = url(for: request.tile).path
+        let file = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard file >= 0 else { return errno == ENOENT || errno == ENOTDIR ? .noTile : nil }
+        defer { close(file) }
+        var status = stat()
+        guard fstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size <= Self.largestTileNow else { return nil }
+        let size = Int(status.st_size)
+        var bytes = [UInt8](repeating: 0, count: size)
+        let read = bytes.withUnsafeMutableBytes { pread(file, $0.baseAddress, size, 0) }
+        guard read == size else { return nil }
+        return try? TileResult.stored(bytes, in: path, tile: request.tile)
+    }
+
+    /// The largest tile file `tileNow` reads.
+    static let largestTileNow = 8 << 20
+
+    public func tile(_ request: TileRequest) async throws -> TileResult {
         let url = url(for: request.tile)
         let bytes: [UInt8]
         do {

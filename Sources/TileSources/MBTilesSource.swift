@@ -102,7 +102,18 @@ public struct MBTilesSource: LocalTileSource {
         return metadata
     }
 
-    public func storedTile(_ request: TileRequest) throws -> TileResult {
+    /// Fails at once when a writer holds the file, or after 50 ms of work.
+    public func tileNow(_ request: TileRequest) -> TileResult? {
+        let bytes: [UInt8]?
+        do {
+            bytes = try reader.tile(request.tile, immediately: true)
+        } catch {
+            return nil
+        }
+        return try? TileResult.stored(bytes, in: reader.path, tile: request.tile)
+    }
+
+    public func tile(_ request: TileRequest) async throws -> TileResult {
         let bytes: [UInt8]?
         do {
             bytes = try reader.tile(request.tile)

@@ -90,7 +90,19 @@ public struct PMTilesSource: LocalTileSource {
         return metadata
     }
 
-    public func storedTile(_ request: TileRequest) throws -> TileResult {
+    /// The same read as `tile(_:)` (a local file's directories and data, bounded by the
+    /// reader's checks); nil on an error, which `tile(_:)` then reports.
+    public func tileNow(_ request: TileRequest) -> TileResult? {
+        let bytes: [UInt8]?
+        do {
+            bytes = try reader.tile(request.tile)
+        } catch {
+            return nil
+        }
+        return try? TileResult.stored(bytes, in: reader.path, tile: request.tile)
+    }
+
+    public func tile(_ request: TileRequest) async throws -> TileResult {
         let bytes: [UInt8]?
         do {
             bytes = try reader.tile(request.tile)

@@ -111,7 +111,7 @@ public struct TileLayer: Sendable {
     public func storedNow(_ request: TileRequest, format: ImageFormat) -> TileData? {
         guard let local = source as? any LocalTileSource, covers(request.tile),
               request.tile.z <= nativeMaxZoom, request.tile.z >= nativeMinZoom,
-              case .tile(let data)? = try? local.storedTile(request),
+              case .tile(let data)? = local.tileNow(request),
               passesThrough(data, format: format, size: tileSize * request.scale) else { return nil }
         return data
     }

@@ -10,15 +10,13 @@ public protocol TileSource: Sendable {
     func tile(_ request: TileRequest) async throws -> TileResult
 }
 
-/// A source that reads its tiles from local storage on the calling thread (a file, a
-/// database), quickly enough that a server may read one on its own thread rather than start
-/// a task for it, as nginx reads files. Its `tile(_:)` answers what `storedTile(_:)` does.
+/// A source that can read a tile from local storage on the calling thread without waiting
+/// (a file, a database): a server's connection thread asks it before starting a task for the
+/// tile, as nginx reads files.
 public protocol LocalTileSource: TileSource {
-    func storedTile(_ request: TileRequest) throws -> TileResult
-}
-
-extension LocalTileSource {
-    public func tile(_ request: TileRequest) async throws -> TileResult { try storedTile(request) }
+    /// The tile, read at once; nil when it cannot be without waiting (a writer's lock on the
+    /// file, something other than a regular file, a read error): `tile(_:)` then answers.
+    func tileNow(_ request: TileRequest) -> TileResult?
 }
 
 /// Errors of tile sources and stores; each names the file, tile or value.

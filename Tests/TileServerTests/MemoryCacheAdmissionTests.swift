@@ -56,19 +56,20 @@ import Testing
         }
         let stats = cache.statistics
         #expect(stats.entries > 0 && stats.hits > 0)
-        #expect((0..<300).filter { cache.get($0, counting: false) != nil }.count == stats.entries)
+        #expect((0..<300).filter { cache.get($0, counting: .hitsOnly) != nil }.count == stats.entries)
     }
 
-    /// A second look at a request already counted changes neither the frequencies nor the counts.
-    @Test func lookingWithoutCountingRecordsNothing() {
+    /// A first look that counts hits only leaves a miss to be counted once, by `countMiss`
+    /// or by a second look.
+    @Test func eachRequestCountsOnce() {
         let cache = MemoryCache<Int, Int>(capacity: 100 * 4096, shards: 1)
         cache.set(1, 1, cost: 10)
-        _ = cache.get(1, counting: false)
-        _ = cache.get(2, counting: false)
-        #expect(cache.statistics.hits == 0 && cache.statistics.misses == 0)
-        _ = cache.get(1)
-        _ = cache.get(2)
-        #expect(cache.statistics.hits == 1 && cache.statistics.misses == 1)
+        #expect(cache.get(1, counting: .hitsOnly) == 1)
+        #expect(cache.get(2, counting: .hitsOnly) == nil)
+        #expect(cache.statistics.hits == 1 && cache.statistics.misses == 0)
+        cache.countMiss(2)
+        _ = cache.get(3)
+        #expect(cache.statistics.hits == 1 && cache.statistics.misses == 2)
     }
 
     @Test func theSketchCountsAndForgets() {

@@ -57,4 +57,28 @@ import HTTPServer
             #expect(status == expected, "\(path): \(status)")
         }
     }
+
+    /// What a connection thread reads never waits: a FIFO planted in a folder store is left
+    /// to the task (which may wait on it, bounded by the handler's timeout).
+    @Test func aFIFOInAFolderIsNotReadNow() throws {
+        let fixture = try ProjectFixture()
+        defer { fixture.remove() }
+        let folder = fixture.folder.appendingPathComponent("fifo")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("1/0"), withIntermediateDirectories: true)
+        try Data(try Canvas(width: 256, height: 256, background: .white).encoded(.png())).write(to: folder.appendingPathComponent("1/0/0.png"))
+        #expect(mkfifo(folder.appendingPathComponent("1/0/1.png").path, 0o644) == 0)
+        let source = try FolderTileSource(directory: folder)
+        let started = ContinuousClock.now
+        #expect(source.tileNow(TileRequest(TileID(z: 1, x: 0, y: 1))) == nil)
+        #expect(ContinuousClock.now - started < .seconds(1))
+        guard case .tile(let data)? = source.tileNow(TileRequest(TileID(z: 1, x: 0, y: 0))) else {
+            Issue.record("the regular file was not read")
+            return
+        }
+        #expect(data.format == .png)
+        guard case .noTile? = source.tileNow(TileRequest(TileID(z: 1, x: 1, y: 1))) else {
+            Issue.record("a missing file is no tile")
+            return
+        }
+    }
 }
