@@ -199,6 +199,15 @@ public final class Canvas {
         return CairoPixels.read(surface, width: width, height: height)
     }
 
+    /// The surface's premultiplied bytes as cairo holds them (for tests that compare two ways
+    /// of drawing: straight alpha would hide differences in faint pixels).
+    var surfaceBytes: [UInt8] {
+        cairo_surface_flush(surface)
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        guard let data = cairo_image_surface_get_data(surface) else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: stride * height))
+    }
+
     /// The pixels drawn so far, encoded.
     public func encoded(_ options: EncodingOptions = .png()) throws(CanvasError) -> [UInt8] {
         try makeImage().encoded(options)

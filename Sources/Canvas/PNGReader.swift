@@ -308,10 +308,22 @@ enum PNGReader {
                 let opaque = UInt32(0xFF00_0000)
                 let keyWord = key.map { UInt32($0.0) | UInt32($0.1) << 8 | UInt32($0.2) << 16 | opaque }
                 let words = UnsafeMutableRawPointer(out)
-                for x in 0..<width {
+                let bytes = UnsafeRawPointer(row)
+                // Each pixel but the last as one 4-byte load (its RGB and the next pixel's
+                // red, replaced by alpha): the last would read past the row.
+                var x = 0
+                if keyWord == nil {
+                    while x + 1 < width {
+                        let word = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 3 * x, as: UInt32.self)) | opaque
+                        words.storeBytes(of: word.littleEndian, toByteOffset: 4 * x, as: UInt32.self)
+                        x += 1
+                    }
+                }
+                while x < width {
                     var word = UInt32(row[3 * x]) | UInt32(row[3 * x + 1]) << 8 | UInt32(row[3 * x + 2]) << 16 | opaque
                     if word == keyWord { word &= 0x00FF_FFFF }
                     words.storeBytes(of: word.littleEndian, toByteOffset: 4 * x, as: UInt32.self)
+                    x += 1
                 }
             case 0:
                 let kg = key.map { Int($0.0) } ?? -1
