@@ -101,9 +101,63 @@ static void skip_adler32(png_image *image) {
     ignore_adler32(control->png_ptr);
 }
 
+/* libpng 1.6.39 reads every chunk but IDAT whole into memory, and allocates what the chunk's
+   length claims before reading it: a 353-byte file whose tEXt claimed 2 GB had it allocate
+   (and zero) 2 GB before finding the file short (found by the pngrows fuzz target; its
+   chunk_malloc_max did not stop it). So each chunk is checked here first: one that claims
+   more bytes than are left, or more than TK_PNG_CHUNK_MAX (text, ICC profiles, unknown
+   chunks are never that large), is refused by name. IDAT is streamed by libpng. */
+#define TK_PNG_CHUNK_MAX (8u << 20)
+
+/* 1 for IDAT, 0 for a chunk within bounds, -1 (and a message) for one that is not. */
+static int check_chunk(const uint8_t head[8], uint64_t offset, uint64_t size, char *error, size_t error_size) {
+    if (memcmp(head + 4, "IDAT", 4) == 0) return 1;
+    uint32_t length = (uint32_t)head[0] << 24 | (uint32_t)head[1] << 16 | (uint32_t)head[2] << 8 | head[3];
+    uint64_t left = size > offset + 12 ? size - offset - 12 : 0;
+    if (length <= left && length <= TK_PNG_CHUNK_MAX) return 0;
+    char name[5];
+    for (int i = 0; i < 4; i++) name[i] = (head[4 + i] >= 32 && head[4 + i] < 127) ? (char)head[4 + i] : '?';
+    name[4] = 0;
+    if (length > left) snprintf(error, error_size, "chunk %s claims %u bytes, more than the %llu left in the file", name, length, (unsigned long long)left);
+    else snprintf(error, error_size, "chunk %s claims %u bytes, more than the %u allowed a chunk", name, length, TK_PNG_CHUNK_MAX);
+    return -1;
+}
+
+/* The chunks of a PNG in memory before its first IDAT, which png_read_info reads whole. */
+static int check_chunks_in_memory(const uint8_t *data, size_t length, char *error, size_t error_size) {
+    uint64_t offset = 8;
+    while (offset + 8 <= length) {
+        int kind = check_chunk(data + offset, offset, length, error, error_size);
+        if (kind != 0) return kind < 0 ? -1 : 0;
+        uint32_t chunk = (uint32_t)data[offset] << 24 | (uint32_t)data[offset + 1] << 16 | (uint32_t)data[offset + 2] << 8 | data[offset + 3];
+        offset += 12 + (uint64_t)chunk;
+    }
+    return 0;
+}
+
+/* The chunks of a PNG file before its first IDAT (a row reader never reads past the image),
+   from just after the signature; the file is left where it was. */
+static int check_chunks_before_image(FILE *file, char *error, size_t error_size) {
+    long start = ftell(file);
+    if (start < 0 || fseek(file, 0, SEEK_END) != 0) return 0;
+    long size = ftell(file);
+    uint64_t offset = (uint64_t)start;
+    int result = 0;
+    uint8_t head[8];
+    while (size > 0 && fseek(file, (long)offset, SEEK_SET) == 0 && fread(head, 1, 8, file) == 8) {
+        int kind = check_chunk(head, offset, (uint64_t)size, error, error_size);
+        if (kind != 0) { result = kind < 0 ? -1 : 0; break; }
+        uint32_t chunk = (uint32_t)head[0] << 24 | (uint32_t)head[1] << 16 | (uint32_t)head[2] << 8 | head[3];
+        offset += 12 + (uint64_t)chunk;
+    }
+    fseek(file, start, SEEK_SET);
+    return result;
+}
+
 int tk_png_decode(const uint8_t *data, size_t length, uint32_t expected_width, uint32_t expected_height,
                   uint8_t *pixels, size_t pixels_size, char *error, size_t error_size) {
     // The simplified API keeps its own setjmp inside libpng and reports by message.
+    if (check_chunks_in_memory(data, length, error, error_size) != 0) return -1;
     png_image image;
     memset(&image, 0, sizeof image);
     image.version = PNG_IMAGE_VERSION;
@@ -152,6 +206,10 @@ tk_png_reader *tk_png_reader_open(const char *path, uint32_t *width, uint32_t *h
     unsigned char signature[8];
     if (fread(signature, 1, 8, reader->file) != 8 || png_sig_cmp(signature, 0, 8) != 0) {
         snprintf(error, error_size, "not a PNG file");
+        fclose(reader->file); free(reader);
+        return NULL;
+    }
+    if (check_chunks_before_image(reader->file, error, error_size) != 0) {
         fclose(reader->file); free(reader);
         return NULL;
     }

@@ -23,6 +23,8 @@ public final class ImageRowReader {
         if case .pngStream = backend { return true }
         return false
     }
+    /// True when PNGRowStream read the first row, whether or not libpng took over later.
+    @_spi(PNGDecoders) public private(set) var streamedFromStart = false
     private var backend: Backend
 
     private enum Backend {
@@ -69,6 +71,7 @@ public final class ImageRowReader {
         if head.starts(with: [0x89, 0x50, 0x4E, 0x47]), let header = try? ImageHeader(sniffing: head),
            let stream = PNGRowStream(path: path, width: header.width, height: header.height) {
             backend = .pngStream(stream)
+            streamedFromStart = true
             width = header.width
             height = header.height
             // Within the limits: checked on the header's word above.

@@ -87,4 +87,20 @@ import Testing
         #expect(!streamed)
         #expect(pixels == gamma.expected())
     }
+
+    /// A 353-byte file whose tEXt chunk claims 2 GB (the first `pngrows` fuzz run): libpng
+    /// allocated all of it before finding the file short. Both libpng paths refuse it first,
+    /// naming the chunk.
+    @Test func aChunkClaimingMoreThanTheFileIsRefusedByName() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let bytes = Array(try Data(contentsOf: root.appendingPathComponent("Fuzz/crashes/pngrows/text-chunk-claims-2gb.png")))
+        let claim = "chunk tEXt claims 2033778701 bytes, more than the"
+        #expect { try RGBAImage(decoding: bytes) } throws: { "\($0)".contains(claim) }
+        #expect { try Self.rows(bytes) } throws: { "\($0)".contains(claim) }
+        // A chunk the file does hold but past the 8 MiB cap is refused too, when libpng
+        // reads the file (here for its gAMA; PNGReader reads no chunk whole).
+        var big = PNGReaderTests.image(2, width: 8, height: 6)
+        big.before = [("gAMA", [0, 1, 0x86, 0xA0]), ("zTXt", [UInt8](repeating: 0x41, count: (8 << 20) + 1))]
+        #expect { try RGBAImage(decoding: try big.bytes()) } throws: { "\($0)".contains("more than the 8388608 allowed a chunk") }
+    }
 }
