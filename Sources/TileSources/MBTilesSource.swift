@@ -104,19 +104,18 @@ public struct MBTilesSource: LocalTileSource {
 
     /// Fails at once when a writer holds the file, or after 50 ms of work.
     public func tileNow(_ request: TileRequest) -> TileResult? {
-        let bytes: [UInt8]?
-        do {
-            bytes = try reader.tile(request.tile, immediately: true)
-        } catch {
-            return nil
-        }
-        return try? TileResult.stored(bytes, in: reader.path, tile: request.tile)
+        try? read(request, immediately: true)
     }
 
     public func tile(_ request: TileRequest) async throws -> TileResult {
+        try read(request, immediately: false)
+    }
+
+    /// The lookup both answer with, its errors naming the file.
+    private func read(_ request: TileRequest, immediately: Bool) throws -> TileResult {
         let bytes: [UInt8]?
         do {
-            bytes = try reader.tile(request.tile)
+            bytes = try reader.tile(request.tile, immediately: immediately)
         } catch let error as SQLiteError {
             throw TileSourceError(error, path: reader.path)
         } catch {

@@ -93,16 +93,15 @@ public struct PMTilesSource: LocalTileSource {
     /// The same read as `tile(_:)` (a local file's directories and data, bounded by the
     /// reader's checks); nil on an error, which `tile(_:)` then reports.
     public func tileNow(_ request: TileRequest) -> TileResult? {
-        let bytes: [UInt8]?
-        do {
-            bytes = try reader.tile(request.tile)
-        } catch {
-            return nil
-        }
-        return try? TileResult.stored(bytes, in: reader.path, tile: request.tile)
+        try? read(request)
     }
 
     public func tile(_ request: TileRequest) async throws -> TileResult {
+        try read(request)
+    }
+
+    /// The read both answer with, its errors naming the file.
+    private func read(_ request: TileRequest) throws -> TileResult {
         let bytes: [UInt8]?
         do {
             bytes = try reader.tile(request.tile)
