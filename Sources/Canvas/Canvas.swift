@@ -348,8 +348,8 @@ enum CairoPixels {
                     } else if a == 0 {
                         word = 0
                     } else {
-                        func premultiply(_ v: UInt8) -> UInt32 { (UInt32(v) * a + 127) / 255 }
-                        word = a << 24 | premultiply(src[o]) << 16 | premultiply(src[o + 1]) << 8 | premultiply(src[o + 2])
+                        word = a << 24 | premultiplied(UInt32(src[o]), a) << 16 | premultiplied(UInt32(src[o + 1]), a) << 8
+                            | premultiplied(UInt32(src[o + 2]), a)
                     }
                     UnsafeMutableRawPointer(row + x * 4).storeBytes(of: word.littleEndian, as: UInt32.self)
                 }
@@ -387,13 +387,16 @@ enum CairoPixels {
                         let t = (destination >> shift & 0xFF) * (255 - a) + 128
                         return min(255, ((t + (t >> 8)) >> 8) + source) << shift
                     }
-                    func premultiply(_ v: UInt32) -> UInt32 { (v * a + 127) / 255 }
-                    let word = over(premultiply(b), 0) | over(premultiply(g), 8) | over(premultiply(r), 16) | over(a, 24)
+                    let word = over(premultiplied(b, a), 0) | over(premultiplied(g, a), 8) | over(premultiplied(r, a), 16) | over(a, 24)
                     to.storeBytes(of: word.littleEndian, toByteOffset: i * 4, as: UInt32.self)
                 }
             }
         }
     }
+
+    /// A straight channel value times alpha, rounded: what cairo's premultiplied pixels hold.
+    @inline(__always)
+    static func premultiplied(_ value: UInt32, _ alpha: UInt32) -> UInt32 { (value * alpha + 127) / 255 }
 
     static func makeSurface(_ image: RGBAImage) -> OpaquePointer? {
         guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(image.width), Int32(image.height)),
