@@ -109,10 +109,12 @@ static void skip_adler32(png_image *image) {
    chunks are never that large), is refused by name. IDAT is streamed by libpng. */
 #define TK_PNG_CHUNK_MAX (8u << 20)
 
-/* 1 for IDAT, 0 for a chunk within bounds, -1 (and a message) for one that is not. */
-static int check_chunk(const uint8_t head[8], uint64_t offset, uint64_t size, char *error, size_t error_size) {
-    if (memcmp(head + 4, "IDAT", 4) == 0) return 1;
+/* 1 for IDAT, 0 for a chunk within bounds, -1 (and a message) for one that is not; the
+   chunk's claimed length in `claimed`. */
+static int check_chunk(const uint8_t head[8], uint64_t offset, uint64_t size, uint32_t *claimed, char *error, size_t error_size) {
     uint32_t length = (uint32_t)head[0] << 24 | (uint32_t)head[1] << 16 | (uint32_t)head[2] << 8 | head[3];
+    *claimed = length;
+    if (memcmp(head + 4, "IDAT", 4) == 0) return 1;
     uint64_t left = size > offset + 12 ? size - offset - 12 : 0;
     if (length <= left && length <= TK_PNG_CHUNK_MAX) return 0;
     char name[5];
@@ -127,9 +129,9 @@ static int check_chunk(const uint8_t head[8], uint64_t offset, uint64_t size, ch
 static int check_chunks_in_memory(const uint8_t *data, size_t length, char *error, size_t error_size) {
     uint64_t offset = 8;
     while (offset + 8 <= length) {
-        int kind = check_chunk(data + offset, offset, length, error, error_size);
+        uint32_t chunk;
+        int kind = check_chunk(data + offset, offset, length, &chunk, error, error_size);
         if (kind != 0) return kind < 0 ? -1 : 0;
-        uint32_t chunk = (uint32_t)data[offset] << 24 | (uint32_t)data[offset + 1] << 16 | (uint32_t)data[offset + 2] << 8 | data[offset + 3];
         offset += 12 + (uint64_t)chunk;
     }
     return 0;
@@ -145,9 +147,9 @@ static int check_chunks_before_image(FILE *file, char *error, size_t error_size)
     int result = 0;
     uint8_t head[8];
     while (size > 0 && fseek(file, (long)offset, SEEK_SET) == 0 && fread(head, 1, 8, file) == 8) {
-        int kind = check_chunk(head, offset, (uint64_t)size, error, error_size);
+        uint32_t chunk;
+        int kind = check_chunk(head, offset, (uint64_t)size, &chunk, error, error_size);
         if (kind != 0) { result = kind < 0 ? -1 : 0; break; }
-        uint32_t chunk = (uint32_t)head[0] << 24 | (uint32_t)head[1] << 16 | (uint32_t)head[2] << 8 | head[3];
         offset += 12 + (uint64_t)chunk;
     }
     fseek(file, start, SEEK_SET);
