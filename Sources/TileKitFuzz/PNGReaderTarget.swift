@@ -8,18 +8,25 @@ import CZlib
 extension FuzzTarget {
     static let pngReader = FuzzTarget(name: "pngreader",
                                       input: "a PNG image (then again with its checksums made right), or a recipe for one (PNGRecipe)") { bytes in
+        forEachPNG(bytes, compareDecoders)
+    }
+
+    /// The PNGs an input of the PNG decoder targets stands for: a PNG as it is and again with
+    /// its checksums made right, or the PNG a recipe (`PNGRecipe`) puts together.
+    ///
+    /// Nearly every change to a PNG breaks a chunk's CRC-32 or the zlib stream's Adler-32,
+    /// and the decoders then rightly decline. libFuzzer can learn the CRC from a comparison,
+    /// but the Adler-32 is checked inside libdeflate or igzip, where it sees nothing: so the
+    /// input runs a second time with both made right, and mutations of the pixel data, the
+    /// filters and the deflate stream reach the unfiltering and expansion.
+    static func forEachPNG(_ bytes: [UInt8], _ body: ([UInt8]) -> Void) {
         guard bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else {
-            if let png = PNGRecipe.png(bytes) { compareDecoders(png) }
+            if let png = PNGRecipe.png(bytes) { body(png) }
             return
         }
-        compareDecoders(bytes)
-        // Nearly every change to a PNG breaks a chunk's CRC-32 or the zlib stream's Adler-32,
-        // and PNGReader then rightly declines. libFuzzer can learn the CRC from PNGReader's
-        // comparison, but the Adler-32 is checked inside libdeflate, where it sees nothing:
-        // so the input runs a second time with both made right, and mutations of the pixel
-        // data, the filters and the deflate stream reach the unfiltering and expansion.
+        body(bytes)
         let repaired = PNGChecksums.repaired(bytes)
-        if repaired != bytes { compareDecoders(repaired) }
+        if repaired != bytes { body(repaired) }
     }
 
     /// Traps when PNGReader decodes what libpng refuses, or decodes it differently.

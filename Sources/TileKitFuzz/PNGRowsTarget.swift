@@ -7,12 +7,7 @@ extension FuzzTarget {
     /// libpng's pixels, whether the stream read them all or libpng took over partway.
     static let pngRows = FuzzTarget(name: "pngrows",
                                     input: "a PNG image (then again with its checksums made right), or a recipe for one (PNGRecipe)") { bytes in
-        guard let png = bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) ? bytes : PNGRecipe.png(bytes) else { return }
-        compareRows(png)
-        // As in `pngreader`: with the checksums right, mutations reach the inflating and
-        // unfiltering instead of stopping at the first CRC.
-        let repaired = PNGChecksums.repaired(png)
-        if repaired != png { compareRows(repaired) }
+        forEachPNG(bytes, compareRows)
     }
 
     /// Traps when the stream read every row of a file libpng refuses (unless zlib refuses
