@@ -195,7 +195,8 @@ final class PNGRowStream {
         return true
     }
 
+    /// The big-endian word at `p`, as PNGReader reads chunk fields.
     private static func uint32(_ p: UnsafePointer<UInt8>) -> UInt32 {
-        UInt32(p[0]) << 24 | UInt32(p[1]) << 16 | UInt32(p[2]) << 8 | UInt32(p[3])
+        PNGReader.Layout.uint32(UnsafeBufferPointer(start: p, count: 4), 0)
     }
 }
