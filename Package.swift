@@ -45,6 +45,7 @@ let package = Package(
         .target(name: "CTIFFReader", dependencies: ["CTIFF"]),  // variadic TIFFGetField, libtiff's stderr handler
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),  // variadic MHD_start_daemon
         .target(name: "CMallocLimit"),  // libFuzzer's -malloc_limit_mb for the fuzz replay (malloc in front of glibc's)
+        .target(name: "CPixelLoops"),  // the pyramid's resampling and averaging loops, vectorized by clang
 
         // Pure Swift tile math: coordinates, tiles, geodesy, encoded polylines.
         .target(name: "TileMath"),
@@ -66,7 +67,7 @@ let package = Package(
         .target(name: "Rendering", dependencies: ["TileMath", "Canvas", "Features", "TileSources"]),
         // The command line, as a library so it is testable.
         // Tile pyramids from georeferenced images; stitching and splitting.
-        .target(name: "Pyramids", dependencies: ["TileMath", "Canvas", "TileSources", "Compression"]),
+        .target(name: "Pyramids", dependencies: ["TileMath", "Canvas", "TileSources", "Compression", "CPixelLoops"]),
         // The location game: points of interest, encounters, warps, route playback.
         .target(name: "Game", dependencies: ["TileMath", "Features"]),
         // map.json: reading, checking, and opening a map's layers.

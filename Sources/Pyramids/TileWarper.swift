@@ -1,6 +1,7 @@
 import Foundation
 import Canvas
 import TileMath
+import CPixelLoops
 
 /// Draws one Web Mercator tile from the source image: each output pixel's centre goes to
 /// degrees or meters, then through the inverse georeference to a source position, which
@@ -125,9 +126,8 @@ struct TileWarper: Sendable {
                         for k in 0..<taps where columnWeight[i * taps + k] != 0 { used[columnIndex[i * taps + k] - minX] = true }
                     }
                     let usedColumns = used.indices.filter { used[$0] }.map { $0 + minX }
-                    // One pixel's (r, g, b, a) in the four lanes of a vector: the same sums in
-                    // the same order as four scalars, so the same bytes, computed together.
-                    var line = [SIMD4<Float>](repeating: .zero, count: maxX - minX + 1)
+                    // One pixel's premultiplied (r, g, b, a) sums per source column, four floats.
+                    var line = [Float](repeating: 0, count: (maxX - minX + 1) * 4)
                     var rowStart = [Int](repeating: 0, count: taps)
                     for j in 0..<size {
                         let sy = inv.e * wys[j] + inv.f
@@ -135,29 +135,16 @@ struct TileWarper: Sendable {
                         resampling.taps(sy, count: H, into: &yi, &yw)
                         // Where each tap's row starts in the window: the same for every column.
                         let rowTaps = min(yi.count, taps)
-                        for k in 0..<rowTaps { rowStart[k] = (yi[k] - first) * rowBytes }
-                        line.withUnsafeMutableBufferPointer { line in
-                            // Vertical pass, premultiplied: (r, g, b, 1) * alpha * weight. Offsets
-                            // stay inside the window, which holds every row a tap names.
-                            for x in usedColumns {
-                                var sum = SIMD4<Float>.zero
-                                let column = x &* 4
-                                for k in 0..<rowTaps {
-                                    let p = rowStart[k] &+ column
-                                    let alpha = Float(src[p &+ 3]) * yw[k]
-                                    sum += SIMD4(Float(src[p]), Float(src[p &+ 1]), Float(src[p &+ 2]), 1) * alpha
-                                }
-                                line[x &- minX] = sum
-                            }
-                            for i in 0..<size where columnValid[i] {
-                                var sum = SIMD4<Float>.zero
-                                for k in 0..<taps {
-                                    let w = columnWeight[i * taps + k]
-                                    if w == 0 { continue }
-                                    sum += line[columnIndex[i * taps + k] - minX] * w
-                                }
-                                if store(sum.x, sum.y, sum.z, sum.w, at: (j * size + i) * 4, dst) { any = true }
-                            }
+                        for k in 0..<rowTaps {
+                            rowStart[k] = (yi[k] - first) * rowBytes
+                            // The C loops read unchecked: every pixel a tap names is in the window.
+                            precondition(rowStart[k] + minX * 4 >= 0 && rowStart[k] + maxX * 4 + 4 <= src.count,
+                                         "row \(yi[k]) is outside the source window")
+                        }
+                        tk_warp_columns(src.baseAddress, rowStart, yw, Int32(rowTaps), usedColumns, usedColumns.count, minX, &line)
+                        if tk_warp_row(line, minX, columnIndex, columnWeight, columnValid, Int32(taps), size,
+                                       dst.baseAddress! + j * size * 4) {
+                            any = true
                         }
                     }
                 } else {
@@ -208,23 +195,9 @@ struct TileWarper: Sendable {
         for (index, child) in children.enumerated() {
             guard let child else { continue }
             let ox = (index % 2) * half, oy = (index / 2) * half
-            child.pixels.withUnsafeBufferPointer { src in
-                for j in 0..<half {
-                    for i in 0..<half {
-                        var r: UInt32 = 0, g: UInt32 = 0, b: UInt32 = 0, a: UInt32 = 0
-                        for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-                            let p = ((2 * j + dy) * size + 2 * i + dx) * 4
-                            let alpha = UInt32(src[p + 3])
-                            r += UInt32(src[p]) * alpha; g += UInt32(src[p + 1]) * alpha; b += UInt32(src[p + 2]) * alpha; a += alpha
-                        }
-                        guard a > 0 else { continue }
-                        let q = ((oy + j) * size + ox + i) * 4
-                        out[q] = UInt8((r + a / 2) / a); out[q + 1] = UInt8((g + a / 2) / a); out[q + 2] = UInt8((b + a / 2) / a)
-                        out[q + 3] = UInt8((a + 2) / 4)
-                        any = true
-                    }
-                }
-            }
+            precondition(child.width == size && child.height == size && child.pixels.count == size * size * 4,
+                         "a child tile is not \(size)x\(size) px")
+            if tk_average_quadrant(child.pixels, size, &out, ox, oy) { any = true }
         }
         return any ? RGBAImage(width: size, height: size, pixels: out) : nil
     }

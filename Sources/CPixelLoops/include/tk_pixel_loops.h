@@ -1,0 +1,34 @@
+// The pyramid's two per-pixel loops in C: Swift compiled these to scalar code with its
+// generic SIMD conversions out of line (the vertical pass was a third of a pyramid's CPU).
+// Every float operation is the one the Swift code did, in the same order and with no
+// contraction into fused multiply-adds, so the tiles stay the same bytes; clang packs the
+// four channels of a pixel into one vector instruction, which changes no result.
+#ifndef TK_PIXEL_LOOPS_H
+#define TK_PIXEL_LOOPS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/// The vertical pass of a separable resampling: for each of `count` source columns
+/// `columns[n]`, the sum over the row taps k of (r, g, b, 1) * alpha * `row_weight[k]`
+/// (premultiplied) of the pixel at byte `row_start[k] + 4 * column` of `src`, into the four
+/// floats at `line + 4 * (column - min_column)`. The caller checks every offset is inside
+/// `src` and `line`.
+void tk_warp_columns(const uint8_t *src, const ptrdiff_t *row_start, const float *row_weight, int row_taps,
+                     const ptrdiff_t *columns, ptrdiff_t count, ptrdiff_t min_column, float *line);
+
+/// The horizontal pass and the store of one output row of `size` pixels: for each column i
+/// with `valid[i]`, the sum over its `taps` column taps (`index`, `weight`, at `i * taps`;
+/// zero weights skipped) of `line[4 * (index - min_column)]`, un-premultiplied and rounded
+/// into `out + 4 * i`; pixels of alpha 0.5 or less are left as they are. Returns whether any
+/// pixel was stored.
+bool tk_warp_row(const float *line, ptrdiff_t min_column, const ptrdiff_t *index, const float *weight,
+                 const bool *valid, int taps, ptrdiff_t size, uint8_t *out);
+
+/// gdal2tiles' `average`: each 2x2 block of the `size`x`size` RGBA tile `child` (straight
+/// alpha) averaged in premultiplied space into one pixel of the quadrant of `parent` (also
+/// `size`x`size`) at column `origin_x`, row `origin_y`; a block with no alpha gives (0, 0, 0, 0).
+/// Returns whether any block had alpha.
+bool tk_average_quadrant(const uint8_t *child, ptrdiff_t size, uint8_t *parent, ptrdiff_t origin_x, ptrdiff_t origin_y);
+
+#endif
