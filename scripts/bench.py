@@ -63,6 +63,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 from PIL import Image
 
@@ -436,6 +437,18 @@ def feature_tiles(directory):
         f"z{p['zoom']} {p['ms']:.1f} ms ({p['labelled']}/{p['named']} named)" for p in ours.get("label_placement", [])))
 
 
+def memory_cache_counts(port):
+    """Hits and misses of `tilekit serve`'s memory cache, from its /metrics."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    counts = {}
+    for line in text.splitlines():
+        for key, name in (("hits", "tilekit_tile_cache_hits_total "), ("misses", "tilekit_tile_cache_misses_total ")):
+            if line.startswith(name):
+                counts[key] = int(float(line[len(name):]))
+    return counts
+
+
 def duration_ms(text):
     """wrk's latency ("812.00us", "1.23ms", "2.01s", "1.50m") in milliseconds."""
     for unit, scale in (("us", 0.001), ("ms", 1.0), ("s", 1000.0), ("m", 60000.0)):
@@ -565,6 +578,7 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
                                                         seconds=seconds, connections=count, warm=index == 0)
                 results[("nginx (static files)", count)] = wrk(nginx_port, [f"/{t.z}/{t.x}/{t.y}.png" for t in tiles], directory, "nginx",
                                                                seconds=seconds, connections=count, warm=index == 0)
+            cache = memory_cache_counts(port)
         finally:
             server.terminate()
             nginx.terminate()
@@ -577,9 +591,11 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
         print(f"{'':24} {'conns':>6} {'req/s':>9} {'p50':>9} {'p99':>9} {'errors':>7}")
         for (name, count), (rate, p50, p99, errors) in sorted(results.items(), key=lambda item: (SERVERS.index(item[0][0]), item[0][1])):
             print(f"{name:24} {count:6d} {rate:9.0f} {p50:>9} {p99:>9} {errors:7d}")
+        hit_share = cache["hits"] / max(1, cache["hits"] + cache["misses"])
         if mix["total_mb"] > 128:
-            print(f"(the mix's {mix['total_mb']} MB do not fit TileKit's default 128 MB tile cache (--cache-mb): in a cycle through the mix every"
-                  " request is a miss, read from the MBTiles file)")
+            print(f"(the mix's {mix['total_mb']} MB do not fit TileKit's default 128 MB tile cache (--cache-mb): it kept the tiles asked for"
+                  f" most, and answered {hit_share:.0%} of the requests; the rest were read from the MBTiles file)")
+        mix["tilekit_cache"] = {**cache, "hit_share": round(hit_share, 3)}
         runs = {}
         for (name, count), (rate, p50, p99, errors) in results.items():
             runs.setdefault(name, {})[str(count)] = {"requests_per_s": rate, "p50_ms": duration_ms(p50), "p99_ms": duration_ms(p99), "errors": errors,

@@ -14,7 +14,7 @@
 //   tilekit-bench snapshot TEMPLATE [--count 20] [--cache PATH]
 //       600x400 PNG snapshots with 100 markers and a 200-point line over tiles from TEMPLATE
 //       (with --cache, through a disk cache at PATH that a first, untimed snapshot fills)
-//   tilekit-bench features GEOJSON --bbox W,S,E,N --zoom Z [--seconds 2] [--fast]
+//   tilekit-bench features GEOJSON --bbox W,S,E,N --zoom Z [--seconds 2] [--fast] [--dump DIR]
 //       renders the feature layer's tiles over the box on one core, with and without PNG encoding
 import Foundation
 @_spi(PNGDecoders) import Canvas
@@ -57,7 +57,7 @@ case "snapshot":
     await snapshots(template: arguments[1], count: Int(number("--count", 20)), cache: option("--cache"))
 case "features":
     guard arguments.count >= 2, let bbox = option("--bbox"), let zoom = option("--zoom").flatMap(Int.init) else {
-        fail("usage: tilekit-bench features GEOJSON --bbox W,S,E,N --zoom Z [--seconds 2]")
+        fail("usage: tilekit-bench features GEOJSON --bbox W,S,E,N --zoom Z [--seconds 2] [--fast] [--dump DIR]")
     }
     await featureTiles(path: arguments[1], bbox: bbox, zoom: zoom, minimum: number("--seconds", 2))
 default:
@@ -263,6 +263,13 @@ func featureTiles(path: String, bbox: String, zoom: Int, minimum: Double) async 
         var renderer = FeatureRenderer()
         renderer.antialias = arguments.contains("--fast") ? .fast : .best
         let source = FeatureTileSource(name: "bench", features: features, renderer: renderer)
+        if let folder = option("--dump") {
+            // The tiles as PNG files, to look at or to compare two builds byte for byte.
+            for tile in tiles {
+                guard let bytes = try await source.tile(TileRequest(tile)).data?.bytes else { continue }
+                try Data(bytes).write(to: URL(fileURLWithPath: folder).appendingPathComponent("\(tile.z)-\(tile.x)-\(tile.y).png"))
+            }
+        }
         let clock = ContinuousClock()
         func rate(_ body: (TileID) async throws -> Int) async throws -> (Double, Int) {
             var count = 0, bytes = 0
