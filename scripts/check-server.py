@@ -13,6 +13,7 @@ import io
 import json
 import socket
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -63,9 +64,9 @@ def make_project(tilekit, folder):
     return os.path.join(folder, "map.json")
 
 
-def start(tilekit, project, folder):
+def start(tilekit, project, folder, *options):
     log = open(os.path.join(folder, "access.log"), "w")
-    server = subprocess.Popen([tilekit, "serve", project, "--host", "127.0.0.1", "--port", "0", "--json"],
+    server = subprocess.Popen([tilekit, "serve", project, "--host", "127.0.0.1", "--port", "0", "--json", *options],
                               stdout=subprocess.PIPE, stderr=log, text=True)
     line = server.stdout.readline()
     if not line:
@@ -77,6 +78,23 @@ def request(connection, method, path, headers=None, body=None):
     connection.request(method, path, body=body, headers=headers or {})
     response = connection.getresponse()
     return response.status, dict((k.lower(), v) for k, v in response.getheaders()), response.read()
+
+
+def crowd_checks(port, seconds=3):
+    """Crowds of keep-alive connections on one server thread (--threads 1), through wrk.
+    libmicrohttpd's own epoll loop slept through a batch of exactly 128 ready connections
+    (until the 30 s idle timeout): with 128 to 256 busy connections a thread answered each a
+    handful of times, then nothing, and wrk's every connection timed out. TileKit drives each
+    daemon's epoll itself. No request may time out (5 s), and each connection must be answered
+    again and again (at least 20 times in 3 s; a thread answers some 50,000 a second)."""
+    for count in (128, 200, 256):
+        run = subprocess.run(["wrk", "-t2", f"-c{count}", f"-d{seconds}s", "--timeout", "5s", f"http://127.0.0.1:{port}/health"],
+                             capture_output=True, text=True, timeout=seconds + 30)
+        requests = int(re.search(r"(\d+) requests in", run.stdout).group(1)) if "requests in" in run.stdout else 0
+        errors = re.search(r"Socket errors: (.*)", run.stdout)
+        check(f"{count} busy connections on one thread: every one answered again and again, none timing out",
+              run.returncode == 0 and errors is None and requests >= 20 * count,
+              f"{requests} requests in {seconds} s" + (f"; socket errors: {errors.group(1)}" if errors else ""))
 
 
 def http_checks(port):
@@ -247,6 +265,12 @@ def main():
         log = open(os.path.join(folder, "access.log")).read()
         check("SIGTERM stops the server cleanly", code == 0 and "stopping" in log, code)
         check("access log lines", "GET /maps/park/15/9650/12314.png 200" in log)
+        server, port = start(tilekit, project, folder, "--threads", "1", "--quiet")
+        try:
+            crowd_checks(port)
+        finally:
+            server.send_signal(signal.SIGTERM)
+            server.wait(timeout=30)
     return summary("server")
 
 

@@ -1,7 +1,16 @@
 #include "tk_mhd.h"
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 /* Leaves the URL and query as they came: TileKit parses and percent-decodes them itself,
    so an encoded dot or NUL is seen and refused instead of being decoded away. */
@@ -10,43 +19,163 @@ static size_t tk_keep_escaped(void *cls, struct MHD_Connection *connection, char
     return strlen(s);
 }
 
-struct MHD_Daemon *tk_mhd_start(const struct tk_mhd_settings *s,
-                                MHD_AccessHandlerCallback handler, void *context,
-                                MHD_RequestCompletedCallback completed,
-                                MHD_NotifyConnectionCallback notify,
-                                tk_mhd_target_callback target) {
+/* Why TileKit runs its own threads around libmicrohttpd instead of its thread pool:
+   libmicrohttpd 0.9.75 (Debian 12) drains epoll with `while (128 == n) n = epoll_wait(...,
+   128, timeout)`. When one call returns exactly 128 events and nothing else happens, the
+   second call sleeps for the whole timeout (up to the 30 s idle timeout) before any of the
+   128 ready connections is served. A thread holding 128 to a few hundred busy keep-alive
+   connections hit it within seconds: `--threads 1` under 128-256 connections fell from
+   70,000 requests/s to a few hundred, every connection timing out.
+
+   So each thread drives a daemon of its own through libmicrohttpd's external epoll mode: it
+   waits on the daemon's epoll descriptor (and a wake-up eventfd) itself, then calls
+   MHD_run, whose own epoll_wait never blocks. The daemons share one listening socket, which
+   TileKit binds (so a port in use is still an error), each taking its share of the
+   connection limits. */
+
+struct tk_mhd_worker {
+    struct MHD_Daemon *daemon;
+    pthread_t thread;
+    int epoll_fd;   /* the daemon's epoll descriptor and `wake` */
+    int wake;       /* eventfd: written to stop the thread */
+    atomic_bool stop;
+    bool started;
+};
+
+struct tk_mhd_server {
+    int listen_fd;
+    uint16_t port;
+    unsigned int count;
+    atomic_bool quiesced;
+    struct tk_mhd_worker workers[];
+};
+
+static void *tk_mhd_drive(void *argument) {
+    struct tk_mhd_worker *worker = argument;
+    while (!atomic_load(&worker->stop)) {
+        MHD_UNSIGNED_LONG_LONG next = 0;
+        int wait_ms = 1000;  /* at least once a second, for timeouts MHD may not report */
+        if (MHD_get_timeout(worker->daemon, &next) == MHD_YES && next < 1000) wait_ms = (int)next;
+        struct epoll_event events[2];
+        int ready = epoll_wait(worker->epoll_fd, events, 2, wait_ms);
+        if (ready < 0 && errno != EINTR) break;
+        if (atomic_load(&worker->stop)) break;
+        MHD_run(worker->daemon);
+    }
+    return NULL;
+}
+
+static int tk_mhd_listen(const struct tk_mhd_settings *s, uint16_t *port) {
     struct sockaddr_in address;
     memset(&address, 0, sizeof address);
     address.sin_family = AF_INET;
     address.sin_port = htons(s->port);
     address.sin_addr.s_addr = htonl(INADDR_ANY);
-    if (s->ipv4_address && inet_pton(AF_INET, s->ipv4_address, &address.sin_addr) != 1) return NULL;
+    if (s->ipv4_address && inet_pton(AF_INET, s->ipv4_address, &address.sin_addr) != 1) return -1;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    int on = 1;
+    socklen_t length = sizeof address;
+    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) != 0 ||
+        bind(fd, (struct sockaddr *)&address, sizeof address) != 0 ||
+        listen(fd, (int)s->listen_backlog) != 0 ||
+        getsockname(fd, (struct sockaddr *)&address, &length) != 0) {
+        close(fd);
+        return -1;
+    }
+    *port = ntohs(address.sin_port);
+    return fd;
+}
+
+static struct MHD_Daemon *tk_mhd_daemon(const struct tk_mhd_settings *s, int listen_fd, unsigned int share_of,
+                                        MHD_AccessHandlerCallback handler, void *context,
+                                        MHD_RequestCompletedCallback completed,
+                                        MHD_NotifyConnectionCallback notify,
+                                        tk_mhd_target_callback target) {
     /* Suspend/resume brings ITC, which MHD_quiesce_daemon (stop accepting, finish what is in
        flight) also needs. Epoll has no FD_SETSIZE cap, so the connection limit can follow
        the process's file-descriptor limit. A connection's memory pool is zeroed whole
        between keep-alive requests: 32 KB (MHD's default) takes request headers up to about
-       15 KB (nginx takes 8 KB a line) and zeroes half what 64 KB did on every request. */
-    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
-    unsigned int threads = s->threads ? s->threads : 1;
-    return MHD_start_daemon(flags, s->port, NULL, NULL, handler, context,
-                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
-                            MHD_OPTION_THREAD_POOL_SIZE, threads,
+       15 KB (nginx takes 8 KB a line) and zeroes half what 64 KB did on every request.
+       Each daemon takes its share of the limits, as MHD's own pool splits them; a client's
+       connections spread over the daemons as they accept, so its limit is split too. */
+    unsigned int connections = s->connection_limit / share_of, per_client = s->per_client_limit / share_of;
+    return MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, handler, context,
+                            MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, context,
                             MHD_OPTION_NOTIFY_CONNECTION, notify, context,
                             MHD_OPTION_URI_LOG_CALLBACK, target, context,
-                            MHD_OPTION_CONNECTION_LIMIT, s->connection_limit,
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->per_client_limit,
+                            MHD_OPTION_CONNECTION_LIMIT, connections ? connections : 1u,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_client ? per_client : 1u,
                             MHD_OPTION_CONNECTION_TIMEOUT, s->idle_timeout_seconds,
-                            MHD_OPTION_LISTEN_BACKLOG_SIZE, s->listen_backlog,
                             MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
                             MHD_OPTION_UNESCAPE_CALLBACK, tk_keep_escaped, NULL,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
                             MHD_OPTION_END);
 }
 
-uint16_t tk_mhd_port(struct MHD_Daemon *daemon) {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-    return info ? info->port : 0;
+struct tk_mhd_server *tk_mhd_start(const struct tk_mhd_settings *s,
+                                   MHD_AccessHandlerCallback handler, void *context,
+                                   MHD_RequestCompletedCallback completed,
+                                   MHD_NotifyConnectionCallback notify,
+                                   tk_mhd_target_callback target) {
+    unsigned int count = s->threads ? s->threads : 1;
+    struct tk_mhd_server *server = calloc(1, sizeof *server + count * sizeof(struct tk_mhd_worker));
+    if (!server) return NULL;
+    server->count = count;
+    for (unsigned int i = 0; i < count; i++) server->workers[i].epoll_fd = server->workers[i].wake = -1;
+    server->listen_fd = tk_mhd_listen(s, &server->port);
+    if (server->listen_fd < 0) {
+        free(server);
+        return NULL;
+    }
+    for (unsigned int i = 0; i < count; i++) {
+        struct tk_mhd_worker *worker = &server->workers[i];
+        worker->daemon = tk_mhd_daemon(s, server->listen_fd, count, handler, context, completed, notify, target);
+        const union MHD_DaemonInfo *info = worker->daemon ? MHD_get_daemon_info(worker->daemon, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
+        worker->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+        worker->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        struct epoll_event daemon_event = {.events = EPOLLIN, .data.u32 = 0};
+        struct epoll_event wake_event = {.events = EPOLLIN, .data.u32 = 1};
+        if (!info || worker->epoll_fd < 0 || worker->wake < 0 ||
+            epoll_ctl(worker->epoll_fd, EPOLL_CTL_ADD, info->epoll_fd, &daemon_event) != 0 ||
+            epoll_ctl(worker->epoll_fd, EPOLL_CTL_ADD, worker->wake, &wake_event) != 0 ||
+            pthread_create(&worker->thread, NULL, tk_mhd_drive, worker) != 0) {
+            tk_mhd_quiesce(server);
+            tk_mhd_stop(server);
+            return NULL;
+        }
+        worker->started = true;
+    }
+    return server;
+}
+
+void tk_mhd_quiesce(struct tk_mhd_server *server) {
+    if (atomic_exchange(&server->quiesced, true)) return;
+    for (unsigned int i = 0; i < server->count; i++)
+        if (server->workers[i].daemon) (void)MHD_quiesce_daemon(server->workers[i].daemon);
+    close(server->listen_fd);  /* shared by every daemon: closed once, here */
+}
+
+void tk_mhd_stop(struct tk_mhd_server *server) {
+    tk_mhd_quiesce(server);  /* or each daemon would close the shared socket */
+    for (unsigned int i = 0; i < server->count; i++) {
+        struct tk_mhd_worker *worker = &server->workers[i];
+        if (worker->started) {
+            atomic_store(&worker->stop, true);
+            uint64_t one = 1;
+            (void)!write(worker->wake, &one, sizeof one);
+            pthread_join(worker->thread, NULL);
+        }
+        if (worker->daemon) MHD_stop_daemon(worker->daemon);
+        if (worker->epoll_fd >= 0) close(worker->epoll_fd);
+        if (worker->wake >= 0) close(worker->wake);
+    }
+    free(server);
+}
+
+uint16_t tk_mhd_port(struct tk_mhd_server *server) {
+    return server->port;
 }
 
 int tk_mhd_connection_fd(struct MHD_Connection *connection) {

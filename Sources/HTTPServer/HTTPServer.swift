@@ -132,8 +132,7 @@ public final class HTTPServer: Sendable {
     public func stop(grace: Duration = .seconds(10)) {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         context.stopping.store(true, ordering: .releasing)
-        let listener = MHD_quiesce_daemon(daemon)
-        if listener >= 0 { close(listener) }
+        tk_mhd_quiesce(daemon)
         for stream in context.watch.streams.withLock({ Array($0.values) }) { stream.close() }
         waitForAnswers(until: .now + grace)
         // Nothing may stay suspended when the daemon stops (libmicrohttpd aborts on that).
@@ -142,7 +141,7 @@ public final class HTTPServer: Sendable {
         }
         waitForAnswers(until: .now + .seconds(2))
         context.watch.stop()
-        MHD_stop_daemon(daemon)
+        tk_mhd_stop(daemon)
         Unmanaged<Context>.fromOpaque(contextPointer).release()
     }
 

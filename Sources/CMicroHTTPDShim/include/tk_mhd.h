@@ -11,7 +11,7 @@
 struct tk_mhd_settings {
     const char *ipv4_address;    /* dotted quad; NULL for every interface */
     uint16_t port;               /* 0 lets the OS pick */
-    unsigned int threads;        /* epoll threads, each with its own share of connections */
+    unsigned int threads;        /* epoll threads, each a daemon with its own share of connections */
     unsigned int connection_limit;
     unsigned int per_client_limit;
     unsigned int idle_timeout_seconds;
@@ -22,21 +22,30 @@ struct tk_mhd_settings {
 /// returns is the request's first state pointer (libmicrohttpd's URI log callback).
 typedef void *(*tk_mhd_target_callback)(void *context, const char *target, struct MHD_Connection *connection);
 
-/// Starts a daemon with an internal pool of epoll threads, suspend/resume allowed, strict
-/// request parsing, calling `handler` with `context`, `target` with each request's raw target
-/// and `notify` on every connection's start and close. URLs and query arguments reach the
-/// handler still percent-encoded. NULL on failure.
-struct MHD_Daemon *tk_mhd_start(const struct tk_mhd_settings *settings,
-                                MHD_AccessHandlerCallback handler, void *context,
-                                MHD_RequestCompletedCallback completed,
-                                MHD_NotifyConnectionCallback notify,
-                                tk_mhd_target_callback target);
+/// `threads` libmicrohttpd daemons, each driven by a thread of its own (see tk_mhd.c for
+/// why not libmicrohttpd's pool), sharing one listening socket: suspend/resume allowed,
+/// strict request parsing, calling `handler` with `context`, `target` with each request's raw
+/// target and `notify` on every connection's start and close. URLs and query arguments reach
+/// the handler still percent-encoded. NULL on failure (the port in use, among others).
+struct tk_mhd_server;
+struct tk_mhd_server *tk_mhd_start(const struct tk_mhd_settings *settings,
+                                   MHD_AccessHandlerCallback handler, void *context,
+                                   MHD_RequestCompletedCallback completed,
+                                   MHD_NotifyConnectionCallback notify,
+                                   tk_mhd_target_callback target);
+
+/// Stops accepting and closes the listening socket; connections open go on. Idempotent.
+void tk_mhd_quiesce(struct tk_mhd_server *server);
+
+/// Stops every thread and daemon (after tk_mhd_quiesce if it was not called) and frees the
+/// server. No connection may be suspended.
+void tk_mhd_stop(struct tk_mhd_server *server);
 
 /// poll()'s "peer closed its end" bit, which glibc shows only under _GNU_SOURCE.
 #define TK_POLLRDHUP 0x2000
 
-/// The port the daemon listens on (useful after asking for port 0), or 0.
-uint16_t tk_mhd_port(struct MHD_Daemon *daemon);
+/// The port the server listens on (useful after asking for port 0).
+uint16_t tk_mhd_port(struct tk_mhd_server *server);
 
 /// The connection's socket, or -1.
 int tk_mhd_connection_fd(struct MHD_Connection *connection);
