@@ -30,8 +30,9 @@ public struct HTTPServerLimits: Sendable {
     public init() {}
 }
 
-/// HTTP/1.1 with keep-alive on libmicrohttpd: a pool of epoll threads that parse requests and
-/// send responses, and handlers that run as tasks while their connection is suspended.
+/// HTTP/1.1 with keep-alive on libmicrohttpd: epoll threads (one daemon each, tk_mhd.c) that
+/// parse requests and send responses, and handlers that run as tasks while their connection
+/// is suspended.
 ///
 /// How a request flows: libmicrohttpd calls `access` once with the head (checked for strict
 /// framing and a too-large `Content-Length` here, so the body is never read and no
