@@ -80,6 +80,27 @@ def request(connection, method, path, headers=None, body=None):
     return response.status, dict((k.lower(), v) for k, v in response.getheaders()), response.read()
 
 
+def task_answer_checks(port):
+    """Tiles drawn for the request (z16, past the store's z15: the sketch overzoomed under the
+    pins) are made in a task while the connection is suspended; the task's answer must wake
+    the connection's thread at once. One client alone, so nothing else wakes it: when resuming
+    woke nobody, each answer waited for the thread's 1 s tick."""
+    import mercantile
+    tiles = list(mercantile.tiles(-73.98, 40.765, -73.96, 40.78, [16]))[:30]
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    times, statuses = [], set()
+    for t in tiles:
+        started = time.perf_counter()
+        status, _, _ = request(connection, "GET", f"/maps/park/{t.z}/{t.x}/{t.y}.png")
+        times.append(time.perf_counter() - started)
+        statuses.add(status)
+    connection.close()
+    times.sort()
+    check(f"{len(tiles)} tiles drawn in tasks, one after another: each answered as soon as drawn (median < 250 ms)",
+          statuses == {200} and times[len(times) // 2] < 0.25,
+          f"statuses {sorted(statuses)}; median {times[len(times) // 2] * 1000:.0f} ms, slowest {times[-1] * 1000:.0f} ms")
+
+
 def crowd_checks(port, seconds=3):
     """Crowds of keep-alive connections on one server thread (--threads 1), through wrk.
     libmicrohttpd's own epoll loop slept through a batch of exactly 128 ready connections
@@ -258,6 +279,7 @@ def main():
         server, port = start(tilekit, project, folder)
         try:
             http_checks(port)
+            task_answer_checks(port)
             viewer_checks(port, out)
         finally:
             server.send_signal(signal.SIGTERM)

@@ -50,6 +50,62 @@ struct tk_mhd_server {
     struct tk_mhd_worker workers[];
 };
 
+/* Every running worker's daemon and wake-up eventfd. libmicrohttpd drops its inter-thread
+   channel in external mode, so MHD_resume_connection from a task's thread wakes nothing: the
+   connection waited for the worker's next event or its 1 s tick. tk_mhd_resume wakes the
+   worker that owns the connection, found here by its daemon. */
+static pthread_mutex_t tk_mhd_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct tk_mhd_worker **tk_mhd_registry;
+static size_t tk_mhd_registry_count, tk_mhd_registry_capacity;
+
+static bool tk_mhd_register(struct tk_mhd_worker *worker) {
+    pthread_mutex_lock(&tk_mhd_registry_lock);
+    bool ok = true;
+    if (tk_mhd_registry_count == tk_mhd_registry_capacity) {
+        size_t capacity = tk_mhd_registry_capacity ? tk_mhd_registry_capacity * 2 : 16;
+        struct tk_mhd_worker **grown = realloc(tk_mhd_registry, capacity * sizeof *grown);
+        if (grown) {
+            tk_mhd_registry = grown;
+            tk_mhd_registry_capacity = capacity;
+        } else {
+            ok = false;
+        }
+    }
+    if (ok) tk_mhd_registry[tk_mhd_registry_count++] = worker;
+    pthread_mutex_unlock(&tk_mhd_registry_lock);
+    return ok;
+}
+
+static void tk_mhd_unregister(struct tk_mhd_worker *worker) {
+    pthread_mutex_lock(&tk_mhd_registry_lock);
+    for (size_t i = 0; i < tk_mhd_registry_count; i++) {
+        if (tk_mhd_registry[i] == worker) {
+            tk_mhd_registry[i] = tk_mhd_registry[--tk_mhd_registry_count];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&tk_mhd_registry_lock);
+}
+
+static void tk_mhd_wake(int fd) {
+    uint64_t one = 1;
+    (void)!write(fd, &one, sizeof one);
+}
+
+void tk_mhd_resume(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_DAEMON);
+    MHD_resume_connection(connection);
+    if (!info) return;
+    pthread_mutex_lock(&tk_mhd_registry_lock);
+    for (size_t i = 0; i < tk_mhd_registry_count; i++) {
+        if (tk_mhd_registry[i]->daemon == info->daemon) {
+            tk_mhd_wake(tk_mhd_registry[i]->wake);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&tk_mhd_registry_lock);
+}
+
 static void *tk_mhd_drive(void *argument) {
     struct tk_mhd_worker *worker = argument;
     while (!atomic_load(&worker->stop)) {
@@ -60,6 +116,12 @@ static void *tk_mhd_drive(void *argument) {
         int ready = epoll_wait(worker->epoll_fd, events, 2, wait_ms);
         if (ready < 0 && errno != EINTR) break;
         if (atomic_load(&worker->stop)) break;
+        for (int i = 0; i < ready; i++) {
+            if (events[i].data.u32 == 1) {  /* a resume: reset the eventfd */
+                uint64_t count;
+                (void)!read(worker->wake, &count, sizeof count);
+            }
+        }
         MHD_run(worker->daemon);
     }
     return NULL;
@@ -140,6 +202,7 @@ struct tk_mhd_server *tk_mhd_start(const struct tk_mhd_settings *s,
         if (!info || worker->epoll_fd < 0 || worker->wake < 0 ||
             epoll_ctl(worker->epoll_fd, EPOLL_CTL_ADD, info->epoll_fd, &daemon_event) != 0 ||
             epoll_ctl(worker->epoll_fd, EPOLL_CTL_ADD, worker->wake, &wake_event) != 0 ||
+            !tk_mhd_register(worker) ||
             pthread_create(&worker->thread, NULL, tk_mhd_drive, worker) != 0) {
             tk_mhd_quiesce(server);
             tk_mhd_stop(server);
@@ -163,10 +226,10 @@ void tk_mhd_stop(struct tk_mhd_server *server) {
         struct tk_mhd_worker *worker = &server->workers[i];
         if (worker->started) {
             atomic_store(&worker->stop, true);
-            uint64_t one = 1;
-            (void)!write(worker->wake, &one, sizeof one);
+            tk_mhd_wake(worker->wake);
             pthread_join(worker->thread, NULL);
         }
+        tk_mhd_unregister(worker);
         if (worker->daemon) MHD_stop_daemon(worker->daemon);
         if (worker->epoll_fd >= 0) close(worker->epoll_fd);
         if (worker->wake >= 0) close(worker->wake);

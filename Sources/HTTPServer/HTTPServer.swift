@@ -315,7 +315,7 @@ public final class HTTPServer: Sendable {
             // Resumed only while suspended, and closed (never resumed again) by the free
             // callback below, before libmicrohttpd lets the connection go.
             nonisolated(unsafe) let suspended = connection
-            s.attach(suspend: { MHD_suspend_connection(suspended) }, resume: { MHD_resume_connection(suspended) })
+            s.attach(suspend: { MHD_suspend_connection(suspended) }, resume: { tk_mhd_resume(suspended) })
             stream = s
             made = streamed(s, producer, context)
         } else {
@@ -480,7 +480,7 @@ final class Exchange: @unchecked Sendable {  // see above: thread-confined field
             return (resume, s.timer)
         }
         timer?.cancel()
-        if resume == true { MHD_resume_connection(connection) }
+        if resume == true { tk_mhd_resume(connection) }
     }
 
     func setTimer(_ timer: Task<Void, Never>) {

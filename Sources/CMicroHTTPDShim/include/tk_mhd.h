@@ -44,6 +44,10 @@ void tk_mhd_stop(struct tk_mhd_server *server);
 /// poll()'s "peer closed its end" bit, which glibc shows only under _GNU_SOURCE.
 #define TK_POLLRDHUP 0x2000
 
+/// MHD_resume_connection, and a wake-up for the thread that drives the connection's daemon
+/// (libmicrohttpd signals none in external mode). Call it instead of MHD_resume_connection.
+void tk_mhd_resume(struct MHD_Connection *connection);
+
 /// The port the server listens on (useful after asking for port 0).
 uint16_t tk_mhd_port(struct tk_mhd_server *server);
 
