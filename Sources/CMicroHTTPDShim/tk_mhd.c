@@ -37,7 +37,7 @@ struct tk_mhd_worker {
     struct MHD_Daemon *daemon;
     pthread_t thread;
     int epoll_fd;   /* the daemon's epoll descriptor and `wake` */
-    int wake;       /* eventfd: written to stop the thread */
+    int wake;       /* eventfd: written to wake the thread (a resume, or to stop) */
     atomic_bool stop;
     bool started;
 };
@@ -93,12 +93,15 @@ static void tk_mhd_wake(int fd) {
 }
 
 void tk_mhd_resume(struct MHD_Connection *connection) {
+    /* The daemon is read first: the info points into the connection, which its thread may
+       finish and free as soon as it is resumed. */
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_DAEMON);
+    struct MHD_Daemon *daemon = info ? info->daemon : NULL;
     MHD_resume_connection(connection);
-    if (!info) return;
+    if (!daemon) return;
     pthread_mutex_lock(&tk_mhd_registry_lock);
     for (size_t i = 0; i < tk_mhd_registry_count; i++) {
-        if (tk_mhd_registry[i]->daemon == info->daemon) {
+        if (tk_mhd_registry[i]->daemon == daemon) {
             tk_mhd_wake(tk_mhd_registry[i]->wake);
             break;
         }
