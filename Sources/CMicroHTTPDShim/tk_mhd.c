@@ -1,6 +1,7 @@
 #include "tk_mhd.h"
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -36,14 +37,18 @@ static size_t tk_keep_escaped(void *cls, struct MHD_Connection *connection, char
 struct tk_mhd_worker {
     struct MHD_Daemon *daemon;
     pthread_t thread;
+    int listen_fd;  /* this daemon's duplicate of the listening socket */
     int epoll_fd;   /* the daemon's epoll descriptor and `wake` */
-    int wake;       /* eventfd: written to wake the thread (a resume, or to stop) */
+    int wake;       /* eventfd: written to wake the thread (a resume, a quiesce, a stop) */
     atomic_bool stop;
+    /* MHD_quiesce_daemon touches what MHD_run does, unlocked: only the driving thread may
+       call it. tk_mhd_quiesce asks, the thread quiesces before its next run and says so. */
+    atomic_bool quiesce_asked;
+    atomic_bool quiesce_done;
     bool started;
 };
 
 struct tk_mhd_server {
-    int listen_fd;
     uint16_t port;
     unsigned int count;
     atomic_bool quiesced;
@@ -117,13 +122,21 @@ static void *tk_mhd_drive(void *argument) {
         if (MHD_get_timeout(worker->daemon, &next) == MHD_YES && next < 1000) wait_ms = (int)next;
         struct epoll_event events[2];
         int ready = epoll_wait(worker->epoll_fd, events, 2, wait_ms);
-        if (ready < 0 && errno != EINTR) break;
         if (atomic_load(&worker->stop)) break;
+        if (ready < 0) {  /* EINTR; anything else cannot happen with these descriptors */
+            if (errno != EINTR) usleep(1000);
+            continue;
+        }
         for (int i = 0; i < ready; i++) {
-            if (events[i].data.u32 == 1) {  /* a resume: reset the eventfd */
+            if (events[i].data.u32 == 1) {  /* a wake-up: reset the eventfd */
                 uint64_t count;
                 (void)!read(worker->wake, &count, sizeof count);
             }
+        }
+        if (atomic_load(&worker->quiesce_asked) && !atomic_load(&worker->quiesce_done)) {
+            int fd = MHD_quiesce_daemon(worker->daemon);
+            if (fd >= 0) close(fd);  /* this daemon's duplicate; the others keep theirs */
+            atomic_store(&worker->quiesce_done, true);
         }
         MHD_run(worker->daemon);
     }
@@ -152,26 +165,35 @@ static int tk_mhd_listen(const struct tk_mhd_settings *s, uint16_t *port) {
     return fd;
 }
 
-static struct MHD_Daemon *tk_mhd_daemon(const struct tk_mhd_settings *s, int listen_fd, unsigned int share_of,
+/* A share of `total` for daemon `index` of `count` (count <= total): the remainder goes to
+   the first daemons, so the shares add up to the total. */
+static unsigned int tk_mhd_share(unsigned int total, unsigned int index, unsigned int count) {
+    unsigned int share = total / count + (index < total % count ? 1u : 0u);
+    return share ? share : 1u;
+}
+
+static struct MHD_Daemon *tk_mhd_daemon(const struct tk_mhd_settings *s, int listen_fd, unsigned int index, unsigned int count,
                                         MHD_AccessHandlerCallback handler, void *context,
                                         MHD_RequestCompletedCallback completed,
                                         MHD_NotifyConnectionCallback notify,
                                         tk_mhd_target_callback target) {
-    /* Suspend/resume brings ITC, which MHD_quiesce_daemon (stop accepting, finish what is in
-       flight) also needs. Epoll has no FD_SETSIZE cap, so the connection limit can follow
-       the process's file-descriptor limit. A connection's memory pool is zeroed whole
-       between keep-alive requests: 32 KB (MHD's default) takes request headers up to about
-       15 KB (nginx takes 8 KB a line) and zeroes half what 64 KB did on every request.
-       Each daemon takes its share of the limits, as MHD's own pool splits them; a client's
-       connections spread over the daemons as they accept, so its limit is split too. */
-    unsigned int connections = s->connection_limit / share_of, per_client = s->per_client_limit / share_of;
+    /* Suspend/resume needs MHD_ALLOW_SUSPEND_RESUME (MHD drops its inter-thread channel in
+       external mode: tk_mhd_resume wakes the thread). Epoll has no FD_SETSIZE cap, so the
+       connection limit can follow the process's file-descriptor limit. A connection's memory
+       pool is zeroed whole between keep-alive requests: 32 KB (MHD's default) takes request
+       headers up to about 15 KB (nginx takes 8 KB a line) and zeroes half what 64 KB did on
+       every request.
+       Each daemon takes its share of the connection limit, as MHD's own pool splits it. The
+       limit per client address is split too, where MHD's pool kept one count: a client whose
+       connections the daemons' accepts happen to spread unevenly is refused somewhat before
+       its whole limit (it stays a bound on any one client). */
     return MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, handler, context,
                             MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, context,
                             MHD_OPTION_NOTIFY_CONNECTION, notify, context,
                             MHD_OPTION_URI_LOG_CALLBACK, target, context,
-                            MHD_OPTION_CONNECTION_LIMIT, connections ? connections : 1u,
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_client ? per_client : 1u,
+                            MHD_OPTION_CONNECTION_LIMIT, tk_mhd_share(s->connection_limit, index, count),
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, tk_mhd_share(s->per_client_limit, index, count),
                             MHD_OPTION_CONNECTION_TIMEOUT, s->idle_timeout_seconds,
                             MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
                             MHD_OPTION_UNESCAPE_CALLBACK, tk_keep_escaped, NULL,
@@ -185,46 +207,70 @@ struct tk_mhd_server *tk_mhd_start(const struct tk_mhd_settings *s,
                                    MHD_NotifyConnectionCallback notify,
                                    tk_mhd_target_callback target) {
     unsigned int count = s->threads ? s->threads : 1;
+    if (s->connection_limit && count > s->connection_limit) count = s->connection_limit;
     struct tk_mhd_server *server = calloc(1, sizeof *server + count * sizeof(struct tk_mhd_worker));
     if (!server) return NULL;
     server->count = count;
-    for (unsigned int i = 0; i < count; i++) server->workers[i].epoll_fd = server->workers[i].wake = -1;
-    server->listen_fd = tk_mhd_listen(s, &server->port);
-    if (server->listen_fd < 0) {
+    for (unsigned int i = 0; i < count; i++)
+        server->workers[i].listen_fd = server->workers[i].epoll_fd = server->workers[i].wake = -1;
+    int listen_fd = tk_mhd_listen(s, &server->port);
+    if (listen_fd < 0) {
         free(server);
         return NULL;
     }
-    for (unsigned int i = 0; i < count; i++) {
+    bool failed = false;
+    for (unsigned int i = 0; i < count && !failed; i++) {
         struct tk_mhd_worker *worker = &server->workers[i];
-        worker->daemon = tk_mhd_daemon(s, server->listen_fd, count, handler, context, completed, notify, target);
+        /* Each daemon owns a duplicate of the socket: MHD closes the one it was given on some
+           failures, and each quiesced daemon's is closed by its own thread. */
+        worker->listen_fd = fcntl(listen_fd, F_DUPFD_CLOEXEC, 0);
+        worker->daemon = worker->listen_fd < 0 ? NULL
+            : tk_mhd_daemon(s, worker->listen_fd, i, count, handler, context, completed, notify, target);
+        if (!worker->daemon) worker->listen_fd = -1;  /* MHD may have closed it: never close it again */
         const union MHD_DaemonInfo *info = worker->daemon ? MHD_get_daemon_info(worker->daemon, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
         worker->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
         worker->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
         struct epoll_event daemon_event = {.events = EPOLLIN, .data.u32 = 0};
         struct epoll_event wake_event = {.events = EPOLLIN, .data.u32 = 1};
-        if (!info || worker->epoll_fd < 0 || worker->wake < 0 ||
+        failed = !info || worker->epoll_fd < 0 || worker->wake < 0 ||
             epoll_ctl(worker->epoll_fd, EPOLL_CTL_ADD, info->epoll_fd, &daemon_event) != 0 ||
             epoll_ctl(worker->epoll_fd, EPOLL_CTL_ADD, worker->wake, &wake_event) != 0 ||
             !tk_mhd_register(worker) ||
-            pthread_create(&worker->thread, NULL, tk_mhd_drive, worker) != 0) {
-            tk_mhd_quiesce(server);
-            tk_mhd_stop(server);
-            return NULL;
-        }
-        worker->started = true;
+            pthread_create(&worker->thread, NULL, tk_mhd_drive, worker) != 0;
+        if (!failed) worker->started = true;
+    }
+    close(listen_fd);  /* the daemons hold their duplicates */
+    if (failed) {
+        tk_mhd_stop(server);
+        return NULL;
     }
     return server;
 }
 
 void tk_mhd_quiesce(struct tk_mhd_server *server) {
     if (atomic_exchange(&server->quiesced, true)) return;
-    for (unsigned int i = 0; i < server->count; i++)
-        if (server->workers[i].daemon) (void)MHD_quiesce_daemon(server->workers[i].daemon);
-    close(server->listen_fd);  /* shared by every daemon: closed once, here */
+    for (unsigned int i = 0; i < server->count; i++) {
+        struct tk_mhd_worker *worker = &server->workers[i];
+        if (worker->started) {
+            atomic_store(&worker->quiesce_asked, true);
+            tk_mhd_wake(worker->wake);
+        } else if (worker->daemon) {  /* no thread runs it: quiesced here */
+            int fd = MHD_quiesce_daemon(worker->daemon);
+            if (fd >= 0) close(fd);
+        }
+    }
+    /* Each thread quiesces before its next run (at most one run away); bounded all the same. */
+    for (int waited = 0; waited < 5000; waited++) {
+        bool all = true;
+        for (unsigned int i = 0; i < server->count; i++)
+            if (server->workers[i].started && !atomic_load(&server->workers[i].quiesce_done)) all = false;
+        if (all) break;
+        usleep(1000);
+    }
 }
 
 void tk_mhd_stop(struct tk_mhd_server *server) {
-    tk_mhd_quiesce(server);  /* or each daemon would close the shared socket */
+    tk_mhd_quiesce(server);  /* a quiesced daemon leaves its socket to the thread that closed it */
     for (unsigned int i = 0; i < server->count; i++) {
         struct tk_mhd_worker *worker = &server->workers[i];
         if (worker->started) {

@@ -109,7 +109,8 @@ enum SnapshotCommand: Command {
         } catch let error as SnapshotError {
             throw CLIError(error)
         } catch {
-            throw .failure("\(error)")
+            // An upstream's broken tile is data (65), a full disk I/O (74): the one mapping.
+            throw CLIError(error, .writing, output)
         }
         io.write(output)
     }

@@ -36,7 +36,7 @@ import CMicroHTTPDShim
         }
         let started = start("127.0.0.1")
         let daemon = try #require(started)
-        defer { MHD_stop_daemon(daemon) }
+        defer { tk_mhd_stop(daemon) }
         #expect(tk_mhd_port(daemon) > 0)
         let refused = start("not an address")
         #expect(refused == nil)

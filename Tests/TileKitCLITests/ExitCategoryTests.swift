@@ -37,6 +37,23 @@ import MapProjects
         #expect(CLIError(error).description == error.description)
     }
 
+    /// An upstream's answer that is no tile, or a refusal, is data (65) naming the URL, as a
+    /// broken file is, in every command (snapshot exited 1 on a truncated PNG); a URL TileKit
+    /// cannot ask is usage (64).
+    @Test(arguments: [
+        (RemoteTileError.undecodable(url: "http://t/1/0/0.png", format: .png, reason: "read beyond end of data"), Int32(65)),
+        (.notAnImage(url: "http://t/1/0/0.png", contentType: "text/html", firstBytes: "<html>"), 65),
+        (.tileTooLarge(url: "http://t/1/0/0.png", width: 50000, height: 50000, maxSide: 4096), 65),
+        (.bodyTooLarge(url: "http://t/1/0/0.png", maxBytes: 8 << 20), 65),
+        (.refused(status: 403, url: "http://t/1/0/0.png"), 65),
+        (.invalidURL("http://[::1"), 64),
+        (.missingUserAgent, 64),
+    ])
+    func upstreamAnswersAreData(error: RemoteTileError, code: Int32) {
+        #expect(CLIError(error, .writing, "out.png").exitCode == code)
+        #expect(CLIError(error, .writing, "out.png").description == error.description)
+    }
+
     @Test func imageErrorsAreDataUsageOrOurs() {
         #expect(CLIError(CanvasError.decodeFailed(format: .png, reason: "bad CRC")).exitCode == 65)
         #expect(CLIError(CanvasError.file(path: "a.png", underlying: "cannot decode PNG: bad CRC")).exitCode == 65)
