@@ -48,12 +48,120 @@ struct tk_mhd_worker {
     bool started;
 };
 
+/* Open connections per client address, for the whole server: libmicrohttpd's per-address
+   limit counts per daemon, and which daemon accepts a connection is a race, so a client would
+   be refused well before its limit. An open-addressing table of IPv4 addresses (count 0: an
+   empty slot), at most half full. */
+struct tk_mhd_clients {
+    pthread_mutex_t lock;
+    unsigned int limit;
+    size_t capacity;  /* a power of two */
+    size_t used;
+    struct tk_mhd_client { uint32_t address; uint32_t count; } *slots;
+};
+
 struct tk_mhd_server {
     uint16_t port;
     unsigned int count;
     atomic_bool quiesced;
+    struct tk_mhd_clients clients;
+    MHD_NotifyConnectionCallback notify;  /* the caller's, called after counting */
+    void *context;
     struct tk_mhd_worker workers[];
 };
+
+static size_t tk_mhd_home(const struct tk_mhd_clients *c, uint32_t address) {
+    uint32_t h = address;
+    h ^= h >> 16; h *= 0x45d9f3bu; h ^= h >> 16; h *= 0x45d9f3bu; h ^= h >> 16;
+    return h & (c->capacity - 1);
+}
+
+/* The slot holding `address`, or the empty slot where it would go. */
+static size_t tk_mhd_slot(const struct tk_mhd_clients *c, uint32_t address) {
+    size_t i = tk_mhd_home(c, address);
+    while (c->slots[i].count != 0 && c->slots[i].address != address) i = (i + 1) & (c->capacity - 1);
+    return i;
+}
+
+static bool tk_mhd_clients_grow(struct tk_mhd_clients *c) {
+    struct tk_mhd_clients grown = *c;
+    grown.capacity = c->capacity ? c->capacity * 2 : 64;
+    grown.slots = calloc(grown.capacity, sizeof *grown.slots);
+    if (!grown.slots) return false;
+    for (size_t i = 0; i < c->capacity; i++)
+        if (c->slots[i].count) grown.slots[tk_mhd_slot(&grown, c->slots[i].address)] = c->slots[i];
+    free(c->slots);
+    c->slots = grown.slots;
+    c->capacity = grown.capacity;
+    return true;
+}
+
+static void tk_mhd_clients_add(struct tk_mhd_clients *c, uint32_t address) {
+    if ((c->used + 1) * 2 > c->capacity && !tk_mhd_clients_grow(c)) return;  /* no memory: not counted */
+    size_t i = tk_mhd_slot(c, address);
+    if (c->slots[i].count == 0) {
+        c->slots[i].address = address;
+        c->used++;
+    }
+    c->slots[i].count++;
+}
+
+static void tk_mhd_clients_remove(struct tk_mhd_clients *c, uint32_t address) {
+    if (!c->capacity) return;
+    size_t mask = c->capacity - 1, i = tk_mhd_slot(c, address);
+    if (c->slots[i].count == 0 || --c->slots[i].count > 0) return;
+    /* The slot is empty now: move back the entries after it whose probe passed it. */
+    for (size_t j = i;;) {
+        c->slots[i].count = 0;
+        for (;;) {
+            j = (j + 1) & mask;
+            if (c->slots[j].count == 0) {
+                c->used--;
+                return;
+            }
+            size_t home = tk_mhd_home(c, c->slots[j].address);
+            bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+            if (!stays) break;
+        }
+        c->slots[i] = c->slots[j];
+        i = j;
+    }
+}
+
+static bool tk_mhd_ipv4(const struct sockaddr *address, uint32_t *out) {
+    if (!address || address->sa_family != AF_INET) return false;
+    *out = ((const struct sockaddr_in *)(const void *)address)->sin_addr.s_addr;
+    return true;
+}
+
+/* libmicrohttpd asks before it takes a connection. Checked here, counted when it starts: a
+   connection refused later never started, so nothing is left counted. Daemons taking
+   connections from one client at the same moment can pass the limit by one each. */
+static enum MHD_Result tk_mhd_accept_policy(void *cls, const struct sockaddr *address, socklen_t length) {
+    (void)length;
+    struct tk_mhd_server *server = cls;
+    uint32_t ipv4;
+    if (!tk_mhd_ipv4(address, &ipv4)) return MHD_YES;
+    pthread_mutex_lock(&server->clients.lock);
+    bool room = server->clients.capacity == 0 ||
+        server->clients.slots[tk_mhd_slot(&server->clients, ipv4)].count < server->clients.limit;
+    pthread_mutex_unlock(&server->clients.lock);
+    return room ? MHD_YES : MHD_NO;
+}
+
+static void tk_mhd_notify(void *cls, struct MHD_Connection *connection, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code) {
+    struct tk_mhd_server *server = cls;
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    uint32_t ipv4;
+    if (info && tk_mhd_ipv4(info->client_addr, &ipv4)) {
+        pthread_mutex_lock(&server->clients.lock);
+        if (code == MHD_CONNECTION_NOTIFY_STARTED) tk_mhd_clients_add(&server->clients, ipv4);
+        else tk_mhd_clients_remove(&server->clients, ipv4);
+        pthread_mutex_unlock(&server->clients.lock);
+    }
+    if (server->notify) server->notify(server->context, connection, socket_context, code);
+}
 
 /* Every running worker's daemon and wake-up eventfd. libmicrohttpd drops its inter-thread
    channel in external mode, so MHD_resume_connection from a task's thread wakes nothing: the
@@ -172,10 +280,10 @@ static unsigned int tk_mhd_share(unsigned int total, unsigned int index, unsigne
     return share ? share : 1u;
 }
 
-static struct MHD_Daemon *tk_mhd_daemon(const struct tk_mhd_settings *s, int listen_fd, unsigned int index, unsigned int count,
+static struct MHD_Daemon *tk_mhd_daemon(const struct tk_mhd_settings *s, struct tk_mhd_server *server, int listen_fd,
+                                        unsigned int index, unsigned int count,
                                         MHD_AccessHandlerCallback handler, void *context,
                                         MHD_RequestCompletedCallback completed,
-                                        MHD_NotifyConnectionCallback notify,
                                         tk_mhd_target_callback target) {
     /* Suspend/resume needs MHD_ALLOW_SUSPEND_RESUME (MHD drops its inter-thread channel in
        external mode: tk_mhd_resume wakes the thread). Epoll has no FD_SETSIZE cap, so the
@@ -183,17 +291,14 @@ static struct MHD_Daemon *tk_mhd_daemon(const struct tk_mhd_settings *s, int lis
        pool is zeroed whole between keep-alive requests: 32 KB (MHD's default) takes request
        headers up to about 15 KB (nginx takes 8 KB a line) and zeroes half what 64 KB did on
        every request.
-       Each daemon takes its share of the connection limit, as MHD's own pool splits it. The
-       limit per client address is split too, where MHD's pool kept one count: a client whose
-       connections the daemons' accepts happen to spread unevenly is refused somewhat before
-       its whole limit (it stays a bound on any one client). */
-    return MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, handler, context,
+       Each daemon takes its share of the connection limit, as MHD's own pool splits it; the
+       limit per client address is the server's (`tk_mhd_accept_policy`). */
+    return MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, 0, tk_mhd_accept_policy, server, handler, context,
                             MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, context,
-                            MHD_OPTION_NOTIFY_CONNECTION, notify, context,
+                            MHD_OPTION_NOTIFY_CONNECTION, tk_mhd_notify, server,
                             MHD_OPTION_URI_LOG_CALLBACK, target, context,
                             MHD_OPTION_CONNECTION_LIMIT, tk_mhd_share(s->connection_limit, index, count),
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, tk_mhd_share(s->per_client_limit, index, count),
                             MHD_OPTION_CONNECTION_TIMEOUT, s->idle_timeout_seconds,
                             MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
                             MHD_OPTION_UNESCAPE_CALLBACK, tk_keep_escaped, NULL,
@@ -211,10 +316,15 @@ struct tk_mhd_server *tk_mhd_start(const struct tk_mhd_settings *s,
     struct tk_mhd_server *server = calloc(1, sizeof *server + count * sizeof(struct tk_mhd_worker));
     if (!server) return NULL;
     server->count = count;
+    server->notify = notify;
+    server->context = context;
+    server->clients.limit = s->per_client_limit ? s->per_client_limit : UINT32_MAX;
+    pthread_mutex_init(&server->clients.lock, NULL);
     for (unsigned int i = 0; i < count; i++)
         server->workers[i].listen_fd = server->workers[i].epoll_fd = server->workers[i].wake = -1;
     int listen_fd = tk_mhd_listen(s, &server->port);
     if (listen_fd < 0) {
+        pthread_mutex_destroy(&server->clients.lock);
         free(server);
         return NULL;
     }
@@ -225,7 +335,7 @@ struct tk_mhd_server *tk_mhd_start(const struct tk_mhd_settings *s,
            failures, and each quiesced daemon's is closed by its own thread. */
         worker->listen_fd = fcntl(listen_fd, F_DUPFD_CLOEXEC, 0);
         worker->daemon = worker->listen_fd < 0 ? NULL
-            : tk_mhd_daemon(s, worker->listen_fd, i, count, handler, context, completed, notify, target);
+            : tk_mhd_daemon(s, server, worker->listen_fd, i, count, handler, context, completed, target);
         if (!worker->daemon) worker->listen_fd = -1;  /* MHD may have closed it: never close it again */
         const union MHD_DaemonInfo *info = worker->daemon ? MHD_get_daemon_info(worker->daemon, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
         worker->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -283,6 +393,8 @@ void tk_mhd_stop(struct tk_mhd_server *server) {
         if (worker->epoll_fd >= 0) close(worker->epoll_fd);
         if (worker->wake >= 0) close(worker->wake);
     }
+    free(server->clients.slots);
+    pthread_mutex_destroy(&server->clients.lock);
     free(server);
 }
 

@@ -7,9 +7,19 @@ final class RawClient: @unchecked Sendable {  // one test uses it at a time; fd 
 
     /// `receiveTimeout` is generous: the whole suite runs at once on two cores, and a task
     /// that writes a chunk may wait seconds for a thread (tests assert progress, not speed).
-    init(port: Int, receiveTimeout: Double = 20) throws {
+    /// `source`: the loopback address to connect from (127.0.0.2, ...), to be another client.
+    init(port: Int, receiveTimeout: Double = 20, source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

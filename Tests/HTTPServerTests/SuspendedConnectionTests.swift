@@ -81,6 +81,44 @@ import TileServer
         #expect(await empty.read(until: "\r\n\r\n").hasPrefix("HTTP/1.1 204"))
     }
 
+    /// The limit per client address is the server's, whichever of its threads accepts a
+    /// connection (each drives a libmicrohttpd daemon, whose own limit would count per thread):
+    /// 10 connections from one address at once are served, the 11th is closed unanswered,
+    /// another address still gets in, and one leaving makes room again.
+    @Test func theLimitPerClientAddressHoldsAcrossThreads() async throws {
+        var limits = Self.limits(threads: 2)
+        limits.maxConnections = 64
+        limits.maxConnectionsPerClient = 10
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: limits) { _ in .text(200, "ok") }
+        defer { server.stop() }
+        // All ten at once, waiting in the listen queue together: one thread's accepts take
+        // most of them (libmicrohttpd's limit, split per daemon, refused half).
+        var kept = [RawClient]()
+        for _ in 0..<10 { kept.append(try RawClient(port: server.port)) }
+        for client in kept { client.send(Self.get("/")) }
+        for (index, client) in kept.enumerated() {
+            let answer = await client.read(until: "ok")
+            #expect(answer.hasPrefix("HTTP/1.1 200"), "connection \(index + 1): \(answer)")
+        }
+        let over = try RawClient(port: server.port, receiveTimeout: 5)
+        over.send(Self.get("/"))
+        let refused = await over.readAll()
+        #expect(refused.closed && refused.text.isEmpty, "the 11th from one address: \(refused.text)")
+        let other = try RawClient(port: server.port, source: "127.0.0.2")
+        other.send(Self.get("/"))
+        #expect(await other.read(until: "ok").hasPrefix("HTTP/1.1 200"))
+        kept.removeLast()  // closed: the address has room again once the server sees it
+        var admitted = false
+        for _ in 0..<40 where !admitted {
+            let again = try RawClient(port: server.port, receiveTimeout: 5)
+            again.send(Self.get("/"))
+            admitted = await again.read(until: "ok").hasPrefix("HTTP/1.1 200")
+            if !admitted { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(admitted, "a connection closed did not make room")
+        #expect(kept.count == 9)
+    }
+
     /// Slowloris: a head that trickles in a byte at a time is cut at the header deadline,
     /// although every byte arrives well within the idle timeout.
     @Test func tricklingHeadIsCutAtItsDeadline() async throws {
