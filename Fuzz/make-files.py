@@ -305,6 +305,11 @@ def xml_crashes():
 
 def feature_seeds():
     for path in ["Examples/central-park/landmarks.geojson", "Examples/magic-mountain/art.geojson"]:
+        if not os.path.exists(os.path.join(REPO, path)):
+            # landmarks.geojson is made from OSM data by `make demo`; the corpus keeps the copy
+            # committed from a run that had it.
+            print(f"skipped {path}: not made yet (`make demo` makes it); the corpus keeps its committed copy")
+            continue
         copy("geojson", path)
         copy("snapshot", path)
     samples = {
