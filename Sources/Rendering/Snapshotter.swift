@@ -96,6 +96,11 @@ public struct Snapshot: Sendable {
     public var labels: [SnapshotLabel] = []
     /// The features' named count and how many got a label at this zoom, over the whole set.
     public var labelCounts = LabelCounts(named: 0, labelled: 0)
+    /// Base tiles that could not be had now (the upstream stalled, failed or was unreachable):
+    /// the image has a gap for each. `tilekit snapshot` writes the image and exits 75.
+    public var unavailableTiles = 0
+    /// Base tiles under the image, fetched or not.
+    public var baseTiles = 0
 
     /// Where it is, as JSON: centre, zoom, scale, size, bbox, and every marker's pixel
     /// (CSS pixels) with its title and subtitle.
@@ -152,9 +157,9 @@ public enum Snapshotter {
         let projection = MapProjection(zoom: zoom, tileSize: tileSize, scale: scale, origin: origin)
         let (pixelWidth, pixelHeight) = (options.width * options.scale, options.height * options.scale)
         // Every tile is fetched before the canvas exists: a cairo context never crosses an await.
-        var baseTiles = [BaseTile]()
+        var baseTiles = [BaseTile](), unavailable = 0, underImage = 0
         if let base = options.base, options.drawsImage {
-            baseTiles = try await fetchBase(base, projection: projection, width: pixelWidth, height: pixelHeight)
+            (baseTiles, unavailable, underImage) = try await fetchBase(base, projection: projection, width: pixelWidth, height: pixelHeight)
         }
         let canvas = try Canvas(width: options.drawsImage ? pixelWidth : 1, height: options.drawsImage ? pixelHeight : 1, background: options.background)
         for tile in baseTiles {
@@ -181,7 +186,8 @@ public enum Snapshotter {
         return Snapshot(image: canvas.makeImage(), geometry: geometry, markers: placedMarkers(options.features, geometry: geometry),
                         labels: base.labels + labels.filter { $0.box.intersects(view) }.map { geometry.snapshotLabel($0, zoom: zoom) },
                         labelCounts: LabelCounts(named: placement.namedFeatures + base.counts.named,
-                                                 labelled: placement.labelledFeatures + base.counts.labelled))
+                                                 labelled: placement.labelledFeatures + base.counts.labelled),
+                        unavailableTiles: unavailable, baseTiles: underImage)
     }
 
     /// The labels a base's tiles drew on the image (placed at the tiles' whole zoom, as
@@ -311,24 +317,30 @@ public enum Snapshotter {
     /// zoom, wrapping columns around the antimeridian, fetched `maxTileFetches` at a time, in
     /// drawing order. `projection` comes from `view`, which checked it: a zoom of 0-30 and a finite origin
     /// (at most 2^42 px), so the conversions below are of bounded numbers.
-    static func fetchBase(_ base: TileLayer, projection: MapProjection, width: Int, height: Int) async throws -> [BaseTile] {
+    /// Also how many of them were unavailable, and how many there were.
+    static func fetchBase(_ base: TileLayer, projection: MapProjection, width: Int, height: Int) async throws
+        -> (tiles: [BaseTile], unavailable: Int, total: Int) {
         let tileZoom = max(0, min(TileID.maxZoom, Int(projection.zoom.rounded())))
         let factor = pow(2, projection.zoom - Double(tileZoom))
         let tilePixels = Double(projection.tileSize) * projection.scale * factor
         let count = 1 << tileZoom
         let minX = Int((projection.origin.x / tilePixels).rounded(.down)), maxX = Int(((projection.origin.x + Double(width)) / tilePixels).rounded(.up)) - 1
         let minY = max(0, Int((projection.origin.y / tilePixels).rounded(.down))), maxY = min(count - 1, Int(((projection.origin.y + Double(height)) / tilePixels).rounded(.up)) - 1)
-        guard minY <= maxY else { return [] }
+        guard minY <= maxY else { return ([], 0, 0) }
         let scale = Int(projection.scale)
         var placed = [(x: Int, y: Int, tile: TileID)]()
         for x in minX...maxX { for y in minY...maxY { placed.append((x, y, TileID(z: tileZoom, x: ((x % count) + count) % count, y: y))) } }
-        let images = try await placed.map(\.tile).concurrentMap(maxInFlight: maxTileFetches) { tile -> RGBAImage? in
-            if case .image(let image, _, _) = try await base.render(TileRequest(tile, scale: scale)) { return image }
-            return nil
+        let answers = try await placed.map(\.tile).concurrentMap(maxInFlight: maxTileFetches) { tile -> (RGBAImage?, Bool) in
+            switch try await base.render(TileRequest(tile, scale: scale)) {
+            case .image(let image, _, _): return (image, false)
+            case .unavailable: return (nil, true)
+            case .noTile, .encoded: return (nil, false)
+            }
         }
-        return zip(placed, images).compactMap { item, image in
-            image.map { BaseTile(image: $0, x: Double(item.x) * tilePixels - projection.origin.x, y: Double(item.y) * tilePixels - projection.origin.y,
-                                 size: tilePixels, interpolation: factor == 1 ? .nearest : .bilinear) }
+        let tiles = zip(placed, answers).compactMap { item, answer in
+            answer.0.map { BaseTile(image: $0, x: Double(item.x) * tilePixels - projection.origin.x, y: Double(item.y) * tilePixels - projection.origin.y,
+                                    size: tilePixels, interpolation: factor == 1 ? .nearest : .bilinear) }
         }
+        return (tiles, answers.filter(\.1).count, placed.count)
     }
 }

@@ -37,6 +37,10 @@ enum SnapshotCommand: Command {
                         kind, box in pixels; a map.json base's labels too) and "labelCounts" (named
                         features, those labelled at this zoom, those drawn here)
       --user-agent UA       for a URL template base
+
+    Exit codes: 0 the image is complete; 65 an upstream answered something that is not a tile
+    (or refused), no image written; 75 some base tiles could not be fetched now (a stalled,
+    failing or unreachable upstream): the image is written with gaps, run again.
     """
 
     static func run(_ arguments: BoundArguments, io: CommandIO) async throws(CLIError) {
@@ -113,6 +117,11 @@ enum SnapshotCommand: Command {
             throw CLIError(error, .writing, output)
         }
         io.write(output)
+        if snapshot.unavailableTiles > 0 {
+            // Written all the same (what could be had), but not a complete image: exit 75.
+            throw .unavailable("\(output): \(snapshot.unavailableTiles) of \(snapshot.baseTiles) base tiles could not be fetched now"
+                               + " (the upstream stalled, failed or was unreachable); the image has gaps: run the same command again")
+        }
     }
 
     static func loadOverlay(_ file: String) throws(CLIError) -> [Feature] {

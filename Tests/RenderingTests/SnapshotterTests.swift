@@ -77,6 +77,26 @@ let red = Pixel(red: 255, green: 0, blue: 0), blue = Pixel(red: 0, green: 0, blu
         #expect(snapshot.image[700, 600] == blue && snapshot.image[900, 600] == red)
     }
 
+    /// A base whose odd columns cannot be had now (a stalled or failing upstream): the
+    /// snapshot draws the rest and counts the gaps, which `tilekit snapshot` turns into exit 75.
+    struct HalfDownSource: TileSource {
+        var metadata: TileSetMetadata { stripes.metadata }
+        func tile(_ request: TileRequest) async throws -> TileResult {
+            request.tile.x % 2 == 1 ? .unavailable(retryAfter: nil) : try await stripes.tile(request)
+        }
+    }
+
+    @Test func unavailableBaseTilesAreCountedAndTheRestDrawn() async throws {
+        let snapshot = try await Snapshotter.render(SnapshotOptions(region: .center(Coordinate(latitude: 0, longitude: 0), zoom: 5),
+                                                                    width: 1600, height: 1200, base: TileLayer(source: HalfDownSource())))
+        #expect(snapshot.baseTiles == 8 * 6 && snapshot.unavailableTiles == 4 * 6)
+        #expect(snapshot.image[900, 600] == red)  // column 16: drawn
+        #expect(snapshot.image[700, 600] != blue)  // column 15: a gap
+        let complete = try await Snapshotter.render(SnapshotOptions(region: .center(Coordinate(latitude: 0, longitude: 0), zoom: 5),
+                                                                    width: 1600, height: 1200, base: TileLayer(source: stripes)))
+        #expect(complete.unavailableTiles == 0 && complete.baseTiles == 8 * 6)
+    }
+
     @Test func fitShowsEveryFeatureInsideThePadding() async throws {
         let features = sampleFeatures()
         let snapshot = try await Snapshotter.render(SnapshotOptions(region: .fit(padding: 30), width: 500, height: 400, features: features))
