@@ -37,7 +37,6 @@ static size_t tk_keep_escaped(void *cls, struct MHD_Connection *connection, char
 struct tk_mhd_worker {
     struct MHD_Daemon *daemon;
     pthread_t thread;
-    int listen_fd;  /* this daemon's duplicate of the listening socket */
     int epoll_fd;   /* the daemon's epoll descriptor and `wake` */
     int wake;       /* eventfd: written to wake the thread (a resume, a quiesce, a stop) */
     atomic_bool stop;
@@ -53,8 +52,6 @@ struct tk_mhd_worker {
    be refused well before its limit. An open-addressing table of IPv4 addresses (count 0: an
    empty slot), at most half full. */
 struct tk_mhd_clients {
-    pthread_mutex_t lock;
-    unsigned int limit;
     size_t capacity;  /* a power of two */
     size_t used;
     struct tk_mhd_client { uint32_t address; uint32_t count; } *slots;
@@ -64,7 +61,9 @@ struct tk_mhd_server {
     uint16_t port;
     unsigned int count;
     atomic_bool quiesced;
-    struct tk_mhd_clients clients;
+    struct tk_mhd_clients clients;  /* under clients_lock */
+    pthread_mutex_t clients_lock;
+    uint32_t per_client_limit;
     MHD_NotifyConnectionCallback notify;  /* the caller's, called after counting */
     void *context;
     struct tk_mhd_worker workers[];
@@ -142,10 +141,10 @@ static enum MHD_Result tk_mhd_accept_policy(void *cls, const struct sockaddr *ad
     struct tk_mhd_server *server = cls;
     uint32_t ipv4;
     if (!tk_mhd_ipv4(address, &ipv4)) return MHD_YES;
-    pthread_mutex_lock(&server->clients.lock);
+    pthread_mutex_lock(&server->clients_lock);
     bool room = server->clients.capacity == 0 ||
-        server->clients.slots[tk_mhd_slot(&server->clients, ipv4)].count < server->clients.limit;
-    pthread_mutex_unlock(&server->clients.lock);
+        server->clients.slots[tk_mhd_slot(&server->clients, ipv4)].count < server->per_client_limit;
+    pthread_mutex_unlock(&server->clients_lock);
     return room ? MHD_YES : MHD_NO;
 }
 
@@ -155,10 +154,10 @@ static void tk_mhd_notify(void *cls, struct MHD_Connection *connection, void **s
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     uint32_t ipv4;
     if (info && tk_mhd_ipv4(info->client_addr, &ipv4)) {
-        pthread_mutex_lock(&server->clients.lock);
+        pthread_mutex_lock(&server->clients_lock);
         if (code == MHD_CONNECTION_NOTIFY_STARTED) tk_mhd_clients_add(&server->clients, ipv4);
         else tk_mhd_clients_remove(&server->clients, ipv4);
-        pthread_mutex_unlock(&server->clients.lock);
+        pthread_mutex_unlock(&server->clients_lock);
     }
     if (server->notify) server->notify(server->context, connection, socket_context, code);
 }
@@ -318,13 +317,13 @@ struct tk_mhd_server *tk_mhd_start(const struct tk_mhd_settings *s,
     server->count = count;
     server->notify = notify;
     server->context = context;
-    server->clients.limit = s->per_client_limit ? s->per_client_limit : UINT32_MAX;
-    pthread_mutex_init(&server->clients.lock, NULL);
+    server->per_client_limit = s->per_client_limit ? s->per_client_limit : UINT32_MAX;
+    pthread_mutex_init(&server->clients_lock, NULL);
     for (unsigned int i = 0; i < count; i++)
-        server->workers[i].listen_fd = server->workers[i].epoll_fd = server->workers[i].wake = -1;
+        server->workers[i].epoll_fd = server->workers[i].wake = -1;
     int listen_fd = tk_mhd_listen(s, &server->port);
     if (listen_fd < 0) {
-        pthread_mutex_destroy(&server->clients.lock);
+        pthread_mutex_destroy(&server->clients_lock);
         free(server);
         return NULL;
     }
@@ -332,11 +331,11 @@ struct tk_mhd_server *tk_mhd_start(const struct tk_mhd_settings *s,
     for (unsigned int i = 0; i < count && !failed; i++) {
         struct tk_mhd_worker *worker = &server->workers[i];
         /* Each daemon owns a duplicate of the socket: MHD closes the one it was given on some
-           failures, and each quiesced daemon's is closed by its own thread. */
-        worker->listen_fd = fcntl(listen_fd, F_DUPFD_CLOEXEC, 0);
-        worker->daemon = worker->listen_fd < 0 ? NULL
-            : tk_mhd_daemon(s, server, worker->listen_fd, i, count, handler, context, completed, target);
-        if (!worker->daemon) worker->listen_fd = -1;  /* MHD may have closed it: never close it again */
+           failures (so a failed one is never closed again here), and each quiesced daemon's is
+           closed by its own thread. */
+        int duplicate = fcntl(listen_fd, F_DUPFD_CLOEXEC, 0);
+        worker->daemon = duplicate < 0 ? NULL
+            : tk_mhd_daemon(s, server, duplicate, i, count, handler, context, completed, target);
         const union MHD_DaemonInfo *info = worker->daemon ? MHD_get_daemon_info(worker->daemon, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
         worker->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
         worker->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -394,7 +393,7 @@ void tk_mhd_stop(struct tk_mhd_server *server) {
         if (worker->wake >= 0) close(worker->wake);
     }
     free(server->clients.slots);
-    pthread_mutex_destroy(&server->clients.lock);
+    pthread_mutex_destroy(&server->clients_lock);
     free(server);
 }
 
