@@ -32,6 +32,20 @@ static inline uint8_t channel(float premultiplied, float alpha) {
     return (uint8_t)value;  // truncation, as Swift's UInt8(Float)
 }
 
+static inline bool store(float r, float g, float b, float a, uint8_t *pixel) {
+    if (!(a > 0.5f)) return false;
+    pixel[0] = channel(r, a);
+    pixel[1] = channel(g, a);
+    pixel[2] = channel(b, a);
+    float alpha = a < 255 ? a : 255;
+    pixel[3] = alpha + 0.5f > 255 ? 255 : (uint8_t)(alpha + 0.5f);
+    return true;
+}
+
+bool tk_warp_store(float r, float g, float b, float a, uint8_t *pixel) {
+    return store(r, g, b, a, pixel);
+}
+
 static bool warp_row(const float *line, ptrdiff_t min_column, const ptrdiff_t *index, const float *weight,
                  const bool *valid, int taps, ptrdiff_t size, uint8_t *out) {
     bool any = false;
@@ -44,14 +58,7 @@ static bool warp_row(const float *line, ptrdiff_t min_column, const ptrdiff_t *i
             const float *p = line + (index[i * taps + k] - min_column) * 4;
             r += p[0] * w; g += p[1] * w; b += p[2] * w; a += p[3] * w;
         }
-        if (!(a > 0.5f)) continue;
-        uint8_t *pixel = out + i * 4;
-        pixel[0] = channel(r, a);
-        pixel[1] = channel(g, a);
-        pixel[2] = channel(b, a);
-        float alpha = a < 255 ? a : 255;
-        pixel[3] = alpha + 0.5f > 255 ? 255 : (uint8_t)(alpha + 0.5f);
-        any = true;
+        if (store(r, g, b, a, out + i * 4)) any = true;
     }
     return any;
 }

@@ -164,25 +164,13 @@ struct TileWarper: Sendable {
                                     r += Float(src[p]) * w; g += Float(src[p + 1]) * w; b += Float(src[p + 2]) * w; a += w
                                 }
                             }
-                            if store(r, g, b, a, at: (j * size + i) * 4, dst) { any = true }
+                            if tk_warp_store(r, g, b, a, dst.baseAddress! + (j * size + i) * 4) { any = true }
                         }
                     }
                 }
             }
         }
         return any ? RGBAImage(width: size, height: size, pixels: out) : nil
-    }
-
-    /// Un-premultiplies and stores a pixel; true when it is not fully transparent.
-    @inline(__always)
-    func store(_ r: Float, _ g: Float, _ b: Float, _ a: Float, at p: Int, _ dst: UnsafeMutableBufferPointer<UInt8>) -> Bool {
-        guard a > 0.5 else { return false }
-        let alpha = min(255, a)
-        dst[p] = UInt8(min(255, max(0, r / a + 0.5)))
-        dst[p + 1] = UInt8(min(255, max(0, g / a + 0.5)))
-        dst[p + 2] = UInt8(min(255, max(0, b / a + 0.5)))
-        dst[p + 3] = UInt8(alpha + 0.5 > 255 ? 255 : alpha + 0.5)
-        return true
     }
 
     /// A parent tile from its four children (any may be nil): gdal2tiles' `average`, a 2x2

@@ -65,11 +65,23 @@ import TileMath
                         }
                         r += cr * w; g += cg * w; b += cb * w; a += ca * w
                     }
-                    if warper.store(r, g, b, a, at: (j * size + i) * 4, dst) { any = true }
+                    if Self.referenceStore(r, g, b, a, at: (j * size + i) * 4, dst) { any = true }
                 }
             }
         }
         return any ? out : nil
+    }
+
+    /// Un-premultiplies and stores a pixel as the Swift code did; true when it is not fully
+    /// transparent.
+    static func referenceStore(_ r: Float, _ g: Float, _ b: Float, _ a: Float, at p: Int, _ dst: UnsafeMutableBufferPointer<UInt8>) -> Bool {
+        guard a > 0.5 else { return false }
+        let alpha = min(255, a)
+        dst[p] = UInt8(min(255, max(0, r / a + 0.5)))
+        dst[p + 1] = UInt8(min(255, max(0, g / a + 0.5)))
+        dst[p + 2] = UInt8(min(255, max(0, b / a + 0.5)))
+        dst[p + 3] = UInt8(alpha + 0.5 > 255 ? 255 : alpha + 0.5)
+        return true
     }
 
     /// Tiles over a noise image at 0.5x, 1.3x and 2.6x its pixels, each tile partly off the

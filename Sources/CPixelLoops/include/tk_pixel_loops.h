@@ -25,6 +25,11 @@ void tk_warp_columns(const uint8_t *src, const ptrdiff_t *row_start, const float
 bool tk_warp_row(const float *line, ptrdiff_t min_column, const ptrdiff_t *index, const float *weight,
                  const bool *valid, int taps, ptrdiff_t size, uint8_t *out);
 
+/// One pixel of premultiplied sums un-premultiplied, rounded and stored (as tk_warp_row stores
+/// each): false, and nothing stored, when its alpha is 0.5 or less. For the warp of a turned
+/// or sheared image, which sums each pixel in Swift.
+bool tk_warp_store(float r, float g, float b, float a, uint8_t *pixel);
+
 /// gdal2tiles' `average`: each 2x2 block of the `size`x`size` RGBA tile `child` (straight
 /// alpha) averaged in premultiplied space into one pixel of the quadrant of `parent` (also
 /// `size`x`size`) at column `origin_x`, row `origin_y`; a block with no alpha gives (0, 0, 0, 0).
