@@ -100,7 +100,7 @@ public struct Snapshot: Sendable {
     /// the image has a gap for each. `tilekit snapshot` writes the image and exits 75.
     public var unavailableTiles = 0
     /// Base tiles under the image, fetched or not.
-    public var baseTiles = 0
+    public var baseTileCount = 0
 
     /// Where it is, as JSON: centre, zoom, scale, size, bbox, and every marker's pixel
     /// (CSS pixels) with its title and subtitle.
@@ -187,7 +187,7 @@ public enum Snapshotter {
                         labels: base.labels + labels.filter { $0.box.intersects(view) }.map { geometry.snapshotLabel($0, zoom: zoom) },
                         labelCounts: LabelCounts(named: placement.namedFeatures + base.counts.named,
                                                  labelled: placement.labelledFeatures + base.counts.labelled),
-                        unavailableTiles: unavailable, baseTiles: underImage)
+                        unavailableTiles: unavailable, baseTileCount: underImage)
     }
 
     /// The labels a base's tiles drew on the image (placed at the tiles' whole zoom, as

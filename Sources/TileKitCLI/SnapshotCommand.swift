@@ -119,7 +119,7 @@ enum SnapshotCommand: Command {
         io.write(output)
         if snapshot.unavailableTiles > 0 {
             // Written all the same (what could be had), but not a complete image: exit 75.
-            throw .unavailable("\(output): \(snapshot.unavailableTiles) of \(snapshot.baseTiles) base tiles could not be fetched now"
+            throw .unavailable("\(output): \(snapshot.unavailableTiles) of \(snapshot.baseTileCount) base tiles could not be fetched now"
                                + " (the upstream stalled, failed or was unreachable); the image has gaps: run the same command again")
         }
     }

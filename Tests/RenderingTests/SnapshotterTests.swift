@@ -89,12 +89,12 @@ let red = Pixel(red: 255, green: 0, blue: 0), blue = Pixel(red: 0, green: 0, blu
     @Test func unavailableBaseTilesAreCountedAndTheRestDrawn() async throws {
         let snapshot = try await Snapshotter.render(SnapshotOptions(region: .center(Coordinate(latitude: 0, longitude: 0), zoom: 5),
                                                                     width: 1600, height: 1200, base: TileLayer(source: HalfDownSource())))
-        #expect(snapshot.baseTiles == 8 * 6 && snapshot.unavailableTiles == 4 * 6)
+        #expect(snapshot.baseTileCount == 8 * 6 && snapshot.unavailableTiles == 4 * 6)
         #expect(snapshot.image[900, 600] == red)  // column 16: drawn
         #expect(snapshot.image[700, 600] != blue)  // column 15: a gap
         let complete = try await Snapshotter.render(SnapshotOptions(region: .center(Coordinate(latitude: 0, longitude: 0), zoom: 5),
                                                                     width: 1600, height: 1200, base: TileLayer(source: stripes)))
-        #expect(complete.unavailableTiles == 0 && complete.baseTiles == 8 * 6)
+        #expect(complete.unavailableTiles == 0 && complete.baseTileCount == 8 * 6)
     }
 
     @Test func fitShowsEveryFeatureInsideThePadding() async throws {
