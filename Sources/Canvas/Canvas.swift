@@ -15,7 +15,14 @@ public final class Canvas {
     /// Fills and round-joined strokes in solid colours are drawn by `CoverageRaster` (at
     /// `best`, those whose parts keep clear of each other or can be cut so; see
     /// `StrokeOutline`), with no clip, transform or opacity layer in effect; all else by cairo.
-    private lazy var raster = CoverageRaster()
+    /// Taken from the rasters of canvases gone on the first such shape, given back at the end.
+    private var heldRaster: CoverageRaster?
+    private var raster: CoverageRaster {
+        if let heldRaster { return heldRaster }
+        let taken = CoverageRaster.take()
+        heldRaster = taken
+        return taken
+    }
     private var antialias = Antialias.best
     /// How many clips, transforms and opacity layers are in effect.
     private var scopes = 0
@@ -51,6 +58,7 @@ public final class Canvas {
     deinit {
         cairo_destroy(context)
         cairo_surface_destroy(surface)
+        if let heldRaster { CoverageRaster.giveBack(heldRaster) }
     }
 
     /// How shape edges are smoothed. Both give each pixel the exact area of the shape in it

@@ -1,3 +1,4 @@
+import Synchronization
 import TileMath
 
 /// Fills polygons with a solid colour straight into a premultiplied ARGB32 surface, each
@@ -13,7 +14,10 @@ import TileMath
 /// Memory safety: every edge is clipped to the surface, and every index into the cell
 /// buffer is clamped to it, so no coordinate (1e300, NaN is refused earlier) reaches
 /// outside it.
-final class CoverageRaster {
+///
+/// Unchecked Sendable: a raster is used by one canvas at a time, and passes between canvases
+/// only through `spare`, under its lock.
+final class CoverageRaster: @unchecked Sendable {
     /// Contours filled together, and where this piece overlaps the one before it by design
     /// (a stroke cut into pieces overlaps along its band there): within `reach` of `point`
     /// the larger of the two coverages is their union.
@@ -46,6 +50,29 @@ final class CoverageRaster {
         spans = .allocate(capacity: spanCapacity)
         spans.initialize(repeating: .empty, count: spanCapacity)
     }
+
+    /// Rasters of canvases gone, for the next canvas: a canvas's first shape would otherwise
+    /// zero a fresh buffer (a snapshot's 200-point line: a megabyte, and with the mask two),
+    /// and glibc hands such buffers back to the kernel when freed, so every snapshot took
+    /// them again page by page (half of its page faults). Their cells are zero between fills.
+    private static let spare = Mutex<[CoverageRaster]>([])
+    /// At most this many kept, none larger than `maximumSpareCells` (4 MiB of cells).
+    static let maximumSpare = 4
+    static let maximumSpareCells = 1 << 20
+
+    static func take() -> CoverageRaster {
+        spare.withLock { $0.popLast() } ?? CoverageRaster()
+    }
+
+    static func giveBack(_ raster: CoverageRaster) {
+        guard raster.capacity <= maximumSpareCells else { return }
+        spare.withLock { spare in
+            if spare.count < maximumSpare { spare.append(raster) }
+        }
+    }
+
+    /// Rasters kept now (for tests).
+    static var spareCount: Int { spare.withLock { $0.count } }
 
     deinit {
         cells.deallocate()

@@ -66,6 +66,16 @@ public struct Path: Hashable, Sendable {
         return path
     }
 
+    /// What a stroke of `width` along the circle covers, as two circles to fill with the
+    /// even-odd rule. Filled, a marker's ring is two rings the canvas's rasterizer draws
+    /// exactly, the same on a tile as on a larger canvas; stroked, a small circle's band
+    /// overlaps itself where it turns (or, cut at a tile's edge, is drawn in pieces).
+    public static func ring(center: PixelPoint, radius: Double, width: Double) -> Path {
+        var path = circle(center: center, radius: radius + width / 2)
+        if radius > width / 2 { path.elements += circle(center: center, radius: radius - width / 2).elements }
+        return path
+    }
+
     /// The path with every point mapped through a transform (arcs become their transformed
     /// Bézier approximations only when the transform is not a similarity; here arcs keep
     /// their shape under uniform scale, rotation and translation).

@@ -228,7 +228,7 @@ enum StrokeOutline {
     }
 
     /// How many chords an arc needs so none strays more than `tolerance` from the circle.
-    static func arcSteps(_ angle: Double, radius: Double) -> Int {
+    static func arcSteps(_ angle: Double, radius: Double, tolerance: Double = tolerance) -> Int {
         let largestStep = radius <= tolerance ? Double.pi / 2 : 2 * acos(1 - tolerance / radius)
         // A radius so large that 1 − tolerance / radius rounds to 1 gives a step of 0.
         let steps = (abs(angle) / largestStep).rounded(.up)

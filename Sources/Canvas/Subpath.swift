@@ -66,13 +66,19 @@ struct Subpath {
         }
     }
 
+    /// How far a path's arc's chords may stray from the circle, in pixels: half cairo's
+    /// tolerance, because cairo flattens an arc's Bézier curves by halving them, which lands
+    /// nearer the circle than the tolerance asks (a filled circle of radius 15 then has
+    /// cairo's ink within a third of a pixel, where at 0.1 it had 2.5 pixels less).
+    static let arcTolerance = 0.05
+
     /// An arc's points, from its start (which the path reaches by a line, or moves to) round
     /// in the direction of increasing angle, as cairo_arc draws it (`Path.arcSweep`); nil
     /// for values that are not drawable.
     static func flattenedArc(center: PixelPoint, radius: Double, from start: Double, to end: Double) -> [PixelPoint]? {
         guard center.isDrawable, radius.isFinite, radius >= 0, radius <= largestCoordinate,
               abs(start) < 1e6, let sweep = Path.arcSweep(from: start, to: end) else { return nil }
-        let steps = StrokeOutline.arcSteps(sweep, radius: radius)
+        let steps = StrokeOutline.arcSteps(sweep, radius: radius, tolerance: arcTolerance)
         return (0...steps).map { k in
             let angle = start + sweep * Double(k) / Double(steps)
             return PixelPoint(x: center.x + radius * cos(angle), y: center.y + radius * sin(angle))

@@ -10,21 +10,31 @@ extension Subpath {
     static let maximumSegments = 256
 
     /// The subpaths with repeated points dropped (the closing point of a closed one too).
+    /// Points closer than `samePoint` in both axes count as one: a circle's arc ends where it
+    /// began only up to rounding (sin 2π is not 0), and a closing segment a femtopixel long
+    /// touches its neighbours, so the ring failed `fillsExactly` and went to cairo.
     static func deduplicated(_ subpaths: [Subpath]) -> [Subpath] {
-        subpaths.map { subpath in
+        func same(_ a: PixelPoint, _ b: PixelPoint?) -> Bool {
+            guard let b else { return false }
+            return abs(a.x - b.x) <= samePoint && abs(a.y - b.y) <= samePoint
+        }
+        return subpaths.map { subpath in
             var points = [PixelPoint]()
             points.reserveCapacity(subpath.points.count)
-            for point in subpath.points where point != points.last { points.append(point) }
-            if subpath.closed, points.count > 1, points.first == points.last { points.removeLast() }
+            for point in subpath.points where !same(point, points.last) { points.append(point) }
+            if subpath.closed, points.count > 1, same(points[0], points.last) { points.removeLast() }
             return Subpath(points: points, closed: subpath.closed)
         }
     }
+
+    /// A billionth of a pixel: the `reach` of `fillsExactly`, far below any coverage's rounding.
+    static let samePoint = 1e-9
 
     /// The rings of a fill (deduplicated) fill exactly: no ring crosses or touches itself,
     /// and rings stay 1.5 px apart (more than a pixel's diagonal), so no pixel holds two
     /// rings' edges.
     static func fillsExactly(_ rings: [Subpath]) -> Bool {
-        separated(rings.map { Subpath(points: $0.points, closed: true) }, reach: 1e-9, otherSubpathReach: 1.5)
+        separated(rings.map { Subpath(points: $0.points, closed: true) }, reach: samePoint, otherSubpathReach: 1.5)
     }
 
     /// True when no two segments that do not share a vertex come within `reach` of each

@@ -44,7 +44,7 @@ public enum MarkerIcon: String, CaseIterable, Sendable {
         }
         let disc = Path.circle(center: point, radius: r)
         canvas.fill(disc, with: .color(color))
-        canvas.stroke(disc, with: white, style: StrokeStyle(width: r * 0.16))
+        canvas.fill(.ring(center: point, radius: r, width: r * 0.16), with: white, rule: .evenOdd)  // see Path.ring
         // The glyph is drawn in a unit box [-1, 1]² scaled to 0.62 of the badge.
         let s = r * 0.62
         func p(_ x: Double, _ y: Double) -> PixelPoint { PixelPoint(x: point.x + x * s, y: point.y + y * s) }

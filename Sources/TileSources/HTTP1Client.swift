@@ -50,19 +50,20 @@ final class HTTP1Client: Sendable {
     static let maxWorkers = 256
     private static let workers = Atomic<Int>(0)
 
-    /// Runs `body` on a thread of its own, counted against `maxWorkers`; false (and nothing
-    /// run) when that many are running already.
+    private static let threads = BlockingThreads(name: "tilekit-upstream")
+
+    /// Runs `body` on a thread of its own (one kept from an earlier exchange, or a new one),
+    /// counted against `maxWorkers`; false (and nothing run) when that many are running
+    /// already.
     static func startWorker(_ body: @escaping @Sendable () -> Void) -> Bool {
         guard workers.add(1, ordering: .relaxed).newValue <= maxWorkers else {
             workers.subtract(1, ordering: .relaxed)
             return false
         }
-        let worker = Thread {
+        threads.run {
             defer { workers.subtract(1, ordering: .relaxed) }
             body()
         }
-        worker.stackSize = 512 << 10
-        worker.start()
         return true
     }
 

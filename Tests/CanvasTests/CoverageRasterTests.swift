@@ -182,6 +182,67 @@ import TileMath
         #expect(abs(inks[0] - .pi * 225) < 7, "a circle of radius 15: \(inks[0]) px of ink")
     }
 
+    /// A ring whose closing point misses its first by rounding (an arc's end: sin 2π is not
+    /// 0) is still one ring that fills exactly; it used to fail the check and go to cairo.
+    @Test func aRingClosedWithinRoundingFillsExactly() {
+        let ring = (0..<12).map { k in P(20 + 9 * cos(Double(k) * .pi / 6), 15.621038670418784 + 9 * sin(Double(k) * .pi / 6)) }
+        let open = Subpath(points: ring + [P(ring[0].x, ring[0].y.nextDown)], closed: true)
+        #expect(!Subpath.separated([open], reach: Subpath.samePoint, otherSubpathReach: 1.5))  // as it was
+        let rings = Subpath.deduplicated([open])
+        #expect(rings[0].points.count == 12)
+        #expect(Subpath.fillsExactly(rings))
+        // Points a thousandth of a pixel apart stay two.
+        #expect(Subpath.deduplicated([Subpath(points: [P(0, 0), P(0.001, 0), P(5, 5)], closed: false)])[0].points.count == 3)
+    }
+
+    /// A marker's ring filled as `Path.ring` covers what cairo's stroke of the circle covers
+    /// (within flattening), through the canvas's rasterizer: the same pixels on a tile as on
+    /// a larger canvas that holds it at an offset.
+    @Test func aRingFilledIsTheCirclesStroke() throws {
+        for (radius, width) in [(10.0, 2.0), (20.0, 4.0), (7.0, 1.12)] {
+            let filled = try Canvas(width: 64, height: 64), stroked = try Canvas(width: 64, height: 64)
+            stroked.drawsWithCairoOnly = true
+            filled.fill(.ring(center: P(32, 32), radius: radius, width: width), with: .color(.black), rule: .evenOdd)
+            stroked.stroke(.circle(center: P(32, 32), radius: radius), with: .color(.black), style: StrokeStyle(width: width))
+            let ink = [filled, stroked].map { canvas in
+                canvas.makeImage().pixels.enumerated().filter { $0.offset % 4 == 3 }.map { Double($0.element) }.reduce(0, +) / 255
+            }
+            let area = Double.pi * ((radius + width / 2) * (radius + width / 2) - (radius - width / 2) * (radius - width / 2))
+            #expect(abs(ink[0] - ink[1]) < 0.01 * area + 0.5, "radius \(radius), width \(width): \(ink[0]) px of ink, cairo's stroke \(ink[1])")
+        }
+        // Cut by a tile's edge: the tile's pixels are the larger canvas's.
+        let tile = try Canvas(width: 256, height: 256), larger = try Canvas(width: 512, height: 256)
+        tile.fill(.ring(center: P(250.3, 100.6), radius: 20, width: 4), with: .color(.white), rule: .evenOdd)
+        larger.fill(.ring(center: P(250.3, 100.6), radius: 20, width: 4), with: .color(.white), rule: .evenOdd)
+        #expect(tile.makeImage().pixels == larger.makeImage().cropped(x: 0, y: 0, width: 256, height: 256).pixels)
+    }
+
+    /// A raster goes from a canvas to the next (`CoverageRaster.take`, `giveBack`): its cells
+    /// are zero after every fill, so a shape drawn with a used raster is the shape drawn with
+    /// a new one, byte for byte.
+    @Test func aUsedRasterDrawsAsANewOne() throws {
+        func fill(_ raster: CoverageRaster, _ pieces: [CoverageRaster.Piece], size: Int) -> [UInt8] {
+            var pixels = [UInt8](repeating: 0, count: size * size * 4)
+            pixels.withUnsafeMutableBufferPointer { buffer in
+                _ = raster.fill(pieces: pieces, rule: .nonZero, word: 0xFF00_0000, into: buffer.baseAddress!, stride: size * 4, width: size, height: size)
+            }
+            return pixels
+        }
+        let used = CoverageRaster()
+        // A large shape, and one in two pieces (the raster's mask), leave it grown and used.
+        _ = fill(used, [CoverageRaster.Piece(contours: [[P(1, 1), P(500, 3), P(250, 499)]])], size: 512)
+        _ = fill(used, [CoverageRaster.Piece(contours: [[P(1, 1), P(60, 3), P(30, 50)]]),
+                        CoverageRaster.Piece(contours: [[P(10, 1), P(70, 30), P(20, 60)]], overlapsPrevious: (P(20, 20), 5))], size: 64)
+        let star = [CoverageRaster.Piece(contours: [(0..<10).map { k in
+            let r = k % 2 == 0 ? 30.0 : 12.0, a = Double(k) * .pi / 5
+            return P(40 + r * cos(a), 40 + r * sin(a))
+        }])]
+        #expect(fill(used, star, size: 80) == fill(CoverageRaster(), star, size: 80))
+        // The pool keeps no more than its bound.
+        for _ in 0..<(CoverageRaster.maximumSpare + 2) { CoverageRaster.giveBack(CoverageRaster()) }
+        #expect(CoverageRaster.spareCount <= CoverageRaster.maximumSpare)
+    }
+
     /// `fast` draws shapes that keep clear of themselves exactly as `best` does, and sums the
     /// overlap of a line that doubles back (more ink at its edges) where `best` unites it.
     @Test func fastSumsOverlapsThatBestUnites() throws {
