@@ -1,3 +1,5 @@
+/* accept4 */
+#define _GNU_SOURCE
 #include "tk_mhd.h"
 #include <arpa/inet.h>
 #include <errno.h>
@@ -11,6 +13,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Leaves the URL and query as they came: TileKit parses and percent-decodes them itself,
@@ -30,21 +33,43 @@ static size_t tk_keep_escaped(void *cls, struct MHD_Connection *connection, char
 
    So each thread drives a daemon of its own through libmicrohttpd's external epoll mode: it
    waits on the daemon's epoll descriptor (and a wake-up eventfd) itself, then calls
-   MHD_run, whose own epoll_wait never blocks. The daemons share one listening socket, which
-   TileKit binds (so a port in use is still an error), each taking its share of the
-   connection limits. */
+   MHD_run, whose own epoll_wait never blocks. Each daemon takes its share of the connection
+   limits.
+
+   TileKit binds the listening socket (so a port in use is still an error) and accepts on it
+   itself: each connection goes to the thread with the fewest open, through MHD_add_connection
+   on that thread. When every daemon accepted from one shared socket, the thread awake won the
+   race for each new connection, and a busy thread only got busier: 32 connections split
+   23/9, 31/1 or 32/0 between two threads, so one core served them all, and wrk's p99 went
+   from 1.2 to 4.7 ms depending on the split. */
+
+/* A connection accepted by one thread for another to add to its daemon. */
+struct tk_mhd_handoff {
+    int fd;
+    socklen_t length;
+    struct sockaddr_storage address;
+};
+
+struct tk_mhd_server;
 
 struct tk_mhd_worker {
+    struct tk_mhd_server *server;
     struct MHD_Daemon *daemon;
     pthread_t thread;
-    int epoll_fd;   /* the daemon's epoll descriptor and `wake` */
-    int wake;       /* eventfd: written to wake the thread (a resume, a quiesce, a stop) */
+    int epoll_fd;   /* the daemon's epoll descriptor, `wake` and the listening socket */
+    int wake;       /* eventfd: written to wake the thread (a resume, a handoff, a quiesce, a stop) */
     atomic_bool stop;
     /* MHD_quiesce_daemon touches what MHD_run does, unlocked: only the driving thread may
        call it. tk_mhd_quiesce asks, the thread quiesces before its next run and says so. */
     atomic_bool quiesce_asked;
     atomic_bool quiesce_done;
     bool started;
+    /* Connections open on this daemon, and those handed to it not yet added: what the
+       accepting thread compares. */
+    atomic_int load;
+    pthread_mutex_t inbox_lock;
+    struct tk_mhd_handoff *inbox;  /* under inbox_lock */
+    size_t inbox_count, inbox_capacity;
 };
 
 /* Open connections per client address, for the whole server: libmicrohttpd's per-address
@@ -59,6 +84,7 @@ struct tk_mhd_clients {
 
 struct tk_mhd_server {
     uint16_t port;
+    int listen_fd;  /* closed by tk_mhd_quiesce once no thread can use it */
     unsigned int count;
     atomic_bool quiesced;
     struct tk_mhd_clients clients;  /* under clients_lock */
@@ -150,7 +176,9 @@ static enum MHD_Result tk_mhd_accept_policy(void *cls, const struct sockaddr *ad
 
 static void tk_mhd_notify(void *cls, struct MHD_Connection *connection, void **socket_context,
                           enum MHD_ConnectionNotificationCode code) {
-    struct tk_mhd_server *server = cls;
+    struct tk_mhd_worker *worker = cls;
+    struct tk_mhd_server *server = worker->server;
+    atomic_fetch_add(&worker->load, code == MHD_CONNECTION_NOTIFY_STARTED ? 1 : -1);
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     uint32_t ipv4;
     if (info && tk_mhd_ipv4(info->client_addr, &ipv4)) {
@@ -221,30 +249,142 @@ void tk_mhd_resume(struct MHD_Connection *connection) {
     pthread_mutex_unlock(&tk_mhd_registry_lock);
 }
 
+static long long tk_mhd_now_ms(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+/* The listening socket in a thread's epoll set: EPOLLEXCLUSIVE, so a new connection wakes
+   one waiting thread, not all. */
+static bool tk_mhd_listen_on(struct tk_mhd_worker *worker) {
+    struct epoll_event event = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.u32 = 2};
+    return epoll_ctl(worker->epoll_fd, EPOLL_CTL_ADD, worker->server->listen_fd, &event) == 0;
+}
+
+/* The worker with the fewest connections, `self` among equals (no handoff needed). */
+static struct tk_mhd_worker *tk_mhd_least_loaded(struct tk_mhd_server *server, struct tk_mhd_worker *self) {
+    struct tk_mhd_worker *best = self;
+    int fewest = atomic_load(&self->load);
+    for (unsigned int i = 0; i < server->count; i++) {
+        int load = atomic_load(&server->workers[i].load);
+        if (load < fewest) {
+            fewest = load;
+            best = &server->workers[i];
+        }
+    }
+    return best;
+}
+
+/* Queues a connection for `target`'s thread and wakes it; false if out of memory. */
+static bool tk_mhd_hand_over(struct tk_mhd_worker *target, const struct tk_mhd_handoff *handoff) {
+    pthread_mutex_lock(&target->inbox_lock);
+    bool ok = true;
+    if (target->inbox_count == target->inbox_capacity) {
+        size_t capacity = target->inbox_capacity ? target->inbox_capacity * 2 : 16;
+        struct tk_mhd_handoff *grown = realloc(target->inbox, capacity * sizeof *grown);
+        if (grown) {
+            target->inbox = grown;
+            target->inbox_capacity = capacity;
+        } else {
+            ok = false;
+        }
+    }
+    if (ok) target->inbox[target->inbox_count++] = *handoff;
+    pthread_mutex_unlock(&target->inbox_lock);
+    if (ok) tk_mhd_wake(target->wake);
+    return ok;
+}
+
+/* Adds a connection to this thread's daemon, which closes it if refused (a limit, the
+   accept policy), and takes it off the count of those on their way. */
+static void tk_mhd_add(struct tk_mhd_worker *worker, const struct tk_mhd_handoff *handoff) {
+    MHD_add_connection(worker->daemon, handoff->fd, (const struct sockaddr *)&handoff->address, handoff->length);
+    atomic_fetch_sub(&worker->load, 1);
+}
+
+/* Adds the connections other threads accepted for this one. */
+static void tk_mhd_take_handoffs(struct tk_mhd_worker *worker) {
+    for (;;) {
+        struct tk_mhd_handoff handoff;
+        pthread_mutex_lock(&worker->inbox_lock);
+        bool any = worker->inbox_count > 0;
+        if (any) handoff = worker->inbox[--worker->inbox_count];
+        pthread_mutex_unlock(&worker->inbox_lock);
+        if (!any) return;
+        tk_mhd_add(worker, &handoff);
+    }
+}
+
+/* Accepts what is waiting (a bounded batch, so this thread's own connections are not kept
+   waiting by a flood) and gives each connection to the least loaded thread. False when the
+   process is out of descriptors or memory: the caller stops listening for a moment rather
+   than spin on a socket that stays readable. */
+static bool tk_mhd_accept(struct tk_mhd_worker *worker) {
+    struct tk_mhd_server *server = worker->server;
+    for (int i = 0; i < 64; i++) {
+        struct tk_mhd_handoff handoff;
+        handoff.length = sizeof handoff.address;
+        handoff.fd = accept4(server->listen_fd, (struct sockaddr *)&handoff.address, &handoff.length, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (handoff.fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED) continue;
+            return !(errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM);
+        }
+        struct tk_mhd_worker *target = tk_mhd_least_loaded(server, worker);
+        atomic_fetch_add(&target->load, 1);
+        if (target != worker) {
+            if (tk_mhd_hand_over(target, &handoff)) continue;
+            atomic_fetch_sub(&target->load, 1);
+            atomic_fetch_add(&worker->load, 1);
+        }
+        tk_mhd_add(worker, &handoff);
+    }
+    return true;
+}
+
 static void *tk_mhd_drive(void *argument) {
     struct tk_mhd_worker *worker = argument;
+    bool listening = true;      /* tk_mhd_start adds the socket to every thread's set */
+    long long paused_until = 0; /* out of descriptors: listening again at this time */
     while (!atomic_load(&worker->stop)) {
         MHD_UNSIGNED_LONG_LONG next = 0;
         int wait_ms = 1000;  /* at least once a second, for timeouts MHD may not report */
         if (MHD_get_timeout(worker->daemon, &next) == MHD_YES && next < 1000) wait_ms = (int)next;
-        struct epoll_event events[2];
-        int ready = epoll_wait(worker->epoll_fd, events, 2, wait_ms);
+        if (paused_until) wait_ms = wait_ms < 100 ? wait_ms : 100;
+        struct epoll_event events[3];
+        int ready = epoll_wait(worker->epoll_fd, events, 3, wait_ms);
         if (atomic_load(&worker->stop)) break;
         if (ready < 0) {  /* EINTR; anything else cannot happen with these descriptors */
             if (errno != EINTR) usleep(1000);
             continue;
         }
+        bool incoming = false;
         for (int i = 0; i < ready; i++) {
             if (events[i].data.u32 == 1) {  /* a wake-up: reset the eventfd */
                 uint64_t count;
                 (void)!read(worker->wake, &count, sizeof count);
+            } else if (events[i].data.u32 == 2) {
+                incoming = true;
             }
         }
         if (atomic_load(&worker->quiesce_asked) && !atomic_load(&worker->quiesce_done)) {
-            int fd = MHD_quiesce_daemon(worker->daemon);
-            if (fd >= 0) close(fd);  /* this daemon's duplicate; the others keep theirs */
+            /* The daemon has no listening socket of its own: quiescing it only marks it. */
+            if (listening) epoll_ctl(worker->epoll_fd, EPOLL_CTL_DEL, worker->server->listen_fd, NULL);
+            listening = false;
+            paused_until = 0;
             atomic_store(&worker->quiesce_done, true);
+        } else if (!atomic_load(&worker->quiesce_asked)) {
+            if (paused_until && tk_mhd_now_ms() >= paused_until && tk_mhd_listen_on(worker)) {
+                listening = true;
+                paused_until = 0;
+            }
+            if (incoming && listening && !tk_mhd_accept(worker)) {
+                epoll_ctl(worker->epoll_fd, EPOLL_CTL_DEL, worker->server->listen_fd, NULL);
+                listening = false;
+                paused_until = tk_mhd_now_ms() + 100;
+            }
         }
+        tk_mhd_take_handoffs(worker);
         MHD_run(worker->daemon);
     }
     return NULL;
@@ -279,8 +419,8 @@ static unsigned int tk_mhd_share(unsigned int total, unsigned int index, unsigne
     return share ? share : 1u;
 }
 
-static struct MHD_Daemon *tk_mhd_daemon(const struct tk_mhd_settings *s, struct tk_mhd_server *server, int listen_fd,
-                                        unsigned int index, unsigned int count,
+static struct MHD_Daemon *tk_mhd_daemon(const struct tk_mhd_settings *s, struct tk_mhd_server *server,
+                                        struct tk_mhd_worker *worker, unsigned int index, unsigned int count,
                                         MHD_AccessHandlerCallback handler, void *context,
                                         MHD_RequestCompletedCallback completed,
                                         tk_mhd_target_callback target) {
@@ -292,10 +432,10 @@ static struct MHD_Daemon *tk_mhd_daemon(const struct tk_mhd_settings *s, struct 
        every request.
        Each daemon takes its share of the connection limit, as MHD's own pool splits it; the
        limit per client address is the server's (`tk_mhd_accept_policy`). */
-    return MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, 0, tk_mhd_accept_policy, server, handler, context,
-                            MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
+    return MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_NO_LISTEN_SOCKET, 0,
+                            tk_mhd_accept_policy, server, handler, context,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, context,
-                            MHD_OPTION_NOTIFY_CONNECTION, tk_mhd_notify, server,
+                            MHD_OPTION_NOTIFY_CONNECTION, tk_mhd_notify, worker,
                             MHD_OPTION_URI_LOG_CALLBACK, target, context,
                             MHD_OPTION_CONNECTION_LIMIT, tk_mhd_share(s->connection_limit, index, count),
                             MHD_OPTION_CONNECTION_TIMEOUT, s->idle_timeout_seconds,
@@ -319,23 +459,20 @@ struct tk_mhd_server *tk_mhd_start(const struct tk_mhd_settings *s,
     server->context = context;
     server->per_client_limit = s->per_client_limit ? s->per_client_limit : UINT32_MAX;
     pthread_mutex_init(&server->clients_lock, NULL);
-    for (unsigned int i = 0; i < count; i++)
+    for (unsigned int i = 0; i < count; i++) {
+        server->workers[i].server = server;
         server->workers[i].epoll_fd = server->workers[i].wake = -1;
-    int listen_fd = tk_mhd_listen(s, &server->port);
-    if (listen_fd < 0) {
-        pthread_mutex_destroy(&server->clients_lock);
-        free(server);
+        pthread_mutex_init(&server->workers[i].inbox_lock, NULL);
+    }
+    server->listen_fd = tk_mhd_listen(s, &server->port);
+    if (server->listen_fd < 0) {
+        tk_mhd_stop(server);
         return NULL;
     }
     bool failed = false;
     for (unsigned int i = 0; i < count && !failed; i++) {
         struct tk_mhd_worker *worker = &server->workers[i];
-        /* Each daemon owns a duplicate of the socket: MHD closes the one it was given on some
-           failures (so a failed one is never closed again here), and each quiesced daemon's is
-           closed by its own thread. */
-        int duplicate = fcntl(listen_fd, F_DUPFD_CLOEXEC, 0);
-        worker->daemon = duplicate < 0 ? NULL
-            : tk_mhd_daemon(s, server, duplicate, i, count, handler, context, completed, target);
+        worker->daemon = tk_mhd_daemon(s, server, worker, i, count, handler, context, completed, target);
         const union MHD_DaemonInfo *info = worker->daemon ? MHD_get_daemon_info(worker->daemon, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
         worker->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
         worker->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -348,7 +485,8 @@ struct tk_mhd_server *tk_mhd_start(const struct tk_mhd_settings *s,
             pthread_create(&worker->thread, NULL, tk_mhd_drive, worker) != 0;
         if (!failed) worker->started = true;
     }
-    close(listen_fd);  /* the daemons hold their duplicates */
+    /* Listening only once every thread runs: any of them may be handed a connection. */
+    for (unsigned int i = 0; i < count && !failed; i++) failed = !tk_mhd_listen_on(&server->workers[i]);
     if (failed) {
         tk_mhd_stop(server);
         return NULL;
@@ -363,23 +501,26 @@ void tk_mhd_quiesce(struct tk_mhd_server *server) {
         if (worker->started) {
             atomic_store(&worker->quiesce_asked, true);
             tk_mhd_wake(worker->wake);
-        } else if (worker->daemon) {  /* no thread runs it: quiesced here */
-            int fd = MHD_quiesce_daemon(worker->daemon);
-            if (fd >= 0) close(fd);
         }
     }
-    /* Each thread quiesces before its next run (at most one run away); bounded all the same. */
-    for (int waited = 0; waited < 5000; waited++) {
-        bool all = true;
+    /* Each thread stops listening before its next run (at most one run away); bounded all
+       the same. The socket is closed once none can accept on it: closed earlier, its number
+       could be reused by a file that a thread then accepted on. */
+    bool all = false;
+    for (int waited = 0; waited < 5000 && !all; waited++) {
+        all = true;
         for (unsigned int i = 0; i < server->count; i++)
             if (server->workers[i].started && !atomic_load(&server->workers[i].quiesce_done)) all = false;
-        if (all) break;
-        usleep(1000);
+        if (!all) usleep(1000);
+    }
+    if (all && server->listen_fd >= 0) {
+        close(server->listen_fd);
+        server->listen_fd = -1;
     }
 }
 
 void tk_mhd_stop(struct tk_mhd_server *server) {
-    tk_mhd_quiesce(server);  /* a quiesced daemon leaves its socket to the thread that closed it */
+    tk_mhd_quiesce(server);
     for (unsigned int i = 0; i < server->count; i++) {
         struct tk_mhd_worker *worker = &server->workers[i];
         if (worker->started) {
@@ -392,9 +533,23 @@ void tk_mhd_stop(struct tk_mhd_server *server) {
         if (worker->epoll_fd >= 0) close(worker->epoll_fd);
         if (worker->wake >= 0) close(worker->wake);
     }
+    /* Every thread has ended: what was handed over and never added, and the socket if a
+       thread never let go of it, are closed here. */
+    for (unsigned int i = 0; i < server->count; i++) {
+        struct tk_mhd_worker *worker = &server->workers[i];
+        for (size_t k = 0; k < worker->inbox_count; k++) close(worker->inbox[k].fd);
+        free(worker->inbox);
+        pthread_mutex_destroy(&worker->inbox_lock);
+    }
+    if (server->listen_fd >= 0) close(server->listen_fd);
     free(server->clients.slots);
     pthread_mutex_destroy(&server->clients_lock);
     free(server);
+}
+
+unsigned int tk_mhd_thread_connections(struct tk_mhd_server *server, int *counts, unsigned int capacity) {
+    for (unsigned int i = 0; i < server->count && i < capacity; i++) counts[i] = atomic_load(&server->workers[i].load);
+    return server->count;
 }
 
 uint16_t tk_mhd_port(struct tk_mhd_server *server) {

@@ -125,6 +125,14 @@ public final class HTTPServer: Sendable {
     /// Open client connections.
     public var connections: Int { context.watch.count }
 
+    /// Open client connections on each of the server's threads: new connections go to the
+    /// thread with the fewest.
+    public var connectionsPerThread: [Int] {
+        var counts = [Int32](repeating: 0, count: 64)
+        let threads = counts.withUnsafeMutableBufferPointer { tk_mhd_thread_connections(daemon, $0.baseAddress, UInt32($0.count)) }
+        return counts.prefix(Int(threads)).map(Int.init)
+    }
+
     /// Requests begun and not yet completed.
     var openExchanges: Int { context.exchanges.value.load(ordering: .acquiring) }
 

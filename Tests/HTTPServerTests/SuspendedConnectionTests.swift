@@ -119,6 +119,34 @@ import TileServer
         #expect(kept.count == 9)
     }
 
+    /// Connections are shared out evenly between the threads. When every thread accepted
+    /// from the shared socket, the one awake took most: 23/9, 31/1, 32/0 of wrk's 32.
+    @Test func connectionsGoToTheThreadWithTheFewest() async throws {
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: Self.limits(threads: 2)) { _ in .text(200, "ok") }
+        defer { server.stop() }
+        var clients = [RawClient]()
+        for _ in 0..<20 { clients.append(try RawClient(port: server.port)) }
+        for client in clients { client.send(Self.get("/")) }
+        for client in clients { #expect(await client.read(until: "ok").hasPrefix("HTTP/1.1 200")) }
+        #expect(server.connectionsPerThread == [10, 10], "\(server.connectionsPerThread)")
+        // Seven close, wherever they were: the next ones go to the thread that lost more, until
+        // the two are even again.
+        clients.removeFirst(7)
+        var settled = false
+        for _ in 0..<250 where !settled {
+            settled = server.connectionsPerThread.reduce(0, +) == 13
+            if !settled { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        let before = server.connectionsPerThread
+        for _ in 0..<9 {
+            let client = try RawClient(port: server.port)
+            client.send(Self.get("/"))
+            #expect(await client.read(until: "ok").hasPrefix("HTTP/1.1 200"))
+            clients.append(client)
+        }
+        #expect(server.connectionsPerThread == [11, 11], "before \(before), after \(server.connectionsPerThread)")
+    }
+
     /// Slowloris: a head that trickles in a byte at a time is cut at the header deadline,
     /// although every byte arrives well within the idle timeout.
     @Test func tricklingHeadIsCutAtItsDeadline() async throws {

@@ -23,7 +23,8 @@ struct tk_mhd_settings {
 typedef void *(*tk_mhd_target_callback)(void *context, const char *target, struct MHD_Connection *connection);
 
 /// `threads` libmicrohttpd daemons, each driven by a thread of its own (see tk_mhd.c for
-/// why not libmicrohttpd's pool), sharing one listening socket: suspend/resume allowed,
+/// why not libmicrohttpd's pool), behind one listening socket whose connections go to the
+/// thread with the fewest open: suspend/resume allowed,
 /// strict request parsing, calling `handler` with `context`, `target` with each request's raw
 /// target and `notify` on every connection's start and close. URLs and query arguments reach
 /// the handler still percent-encoded. NULL on failure (the port in use, among others).
@@ -47,6 +48,10 @@ void tk_mhd_stop(struct tk_mhd_server *server);
 /// MHD_resume_connection, and a wake-up for the thread that drives the connection's daemon
 /// (libmicrohttpd signals none in external mode). Call it instead of MHD_resume_connection.
 void tk_mhd_resume(struct MHD_Connection *connection);
+
+/// Connections open on each thread (and handed to it, not yet added), into `counts` (at most
+/// `capacity`); returns the number of threads.
+unsigned int tk_mhd_thread_connections(struct tk_mhd_server *server, int *counts, unsigned int capacity);
 
 /// The port the server listens on (useful after asking for port 0).
 uint16_t tk_mhd_port(struct tk_mhd_server *server);
