@@ -541,6 +541,25 @@ SERVERS = ["tilekit serve", "nginx (static files)", "MapProxy (gunicorn)"]
 SERVING_MIXES = {"small": "10-20 KB tiles (flat map colours)", "large": "~120 KB tiles (photo-like grain)"}
 
 
+def settle(most=15.0):
+    """Writes back what earlier work left dirty, then waits (at most `most` s) until the CPUs
+    are 90% idle over half a second: the kernel writes dirty pages back 30 s after they were
+    written, and the serving mixes (up to 400 MB of files and MBTiles, made seconds before)
+    were written back during the first server's runs, never the second's."""
+    os.sync()
+    def busy_and_total():
+        with open("/proc/stat") as f:
+            values = [int(v) for v in f.readline().split()[1:]]
+        return sum(values) - values[3] - values[4], sum(values)  # idle and iowait are not busy
+    deadline = time.monotonic() + most
+    while time.monotonic() < deadline:
+        busy0, total0 = busy_and_total()
+        time.sleep(0.5)
+        busy1, total1 = busy_and_total()
+        if (busy1 - busy0) <= 0.1 * max(1, total1 - total0):
+            return
+
+
 def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section="serving"):
     """Cached tiles over HTTP with wrk (2 threads) on a shuffled mix of the same 1,657 tiles
     at each connection count: `tilekit serve` from an MBTiles file beside nginx (one worker)
@@ -567,6 +586,7 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
         # Both servers run at once (an idle one costs nothing) and each connection count is
         # measured on one, then at once on the other: on a shared machine the load drifts,
         # and a pair measured seconds apart shares more of it than two blocks of runs.
+        settle()
         port = free_port()
         server = subprocess.Popen([f"{RELEASE}/tilekit", "serve", f"{directory}/{kind}.mbtiles", "--host", "127.0.0.1", "--port", str(port), "--quiet"],
                                   stdout=subprocess.DEVNULL)

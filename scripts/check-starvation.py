@@ -397,6 +397,55 @@ def attack(port, server, tile_paths):
     return rss_before, guard
 
 
+def out_of_descriptors(tilekit, projects, folder):
+    """A server allowed more connections than it has file descriptors (64): 120 clients
+    connect at once. It accepts until it runs out, then stops listening for a moment rather
+    than spin on a socket that stays readable, answers those it holds, and takes the waiting
+    ones once others close."""
+    import resource
+    def tight():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+    log = open(os.path.join(folder, "descriptors.log"), "w")
+    server = subprocess.Popen([tilekit, "serve", *projects, "--host", HOST, "--port", "0", "--json", "--max-connections", "200"],
+                              stdout=subprocess.PIPE, stderr=log, text=True, preexec_fn=tight, start_new_session=True)
+    try:
+        port = json.loads(server.stdout.readline())["port"]
+        def cpu_seconds():
+            fields = open(f"/proc/{server.pid}/stat").read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        clients = []
+        for index in range(120):
+            client = socket.socket()
+            client.settimeout(5)
+            client.bind((f"127.0.0.{10 + index // 40}", 0))  # three addresses: under the per-client limit
+            client.connect((HOST, port))
+            clients.append(client)
+        before = cpu_seconds()
+        time.sleep(3)
+        spent = cpu_seconds() - before
+        def answered(group):
+            count = 0
+            for client in group:
+                try:
+                    client.sendall(b"GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
+                    count += client.recv(64).startswith(b"HTTP/1.1 200")
+                except OSError:
+                    pass
+            return count
+        first = answered(clients[:10])
+        for client in clients[:60]:
+            client.close()
+        rest = answered(clients[60:])
+        checks.check("out of descriptors (limit 64, 120 clients): no spinning, the held ones answered, the waiting ones taken later",
+                     spent < 0.5 and first == 10 and rest >= 50,
+                     f"{spent:.2f} s of CPU in 3 s waiting; {first} of the first 10 answered; "
+                     f"after 60 closed, {rest} of the 60 that waited answered")
+        for client in clients[60:]:
+            client.close()
+    finally:
+        stop_server(server)
+
+
 def main():
     tilekit = os.path.abspath(sys.argv[1])
     if not shutil.which("slowhttptest"):
@@ -408,6 +457,7 @@ def main():
     upstream, upstream_port = start_upstream()
     with tempfile.TemporaryDirectory(prefix="tilekit-starve-") as folder:
         projects = make_projects(folder, upstream_port)
+        out_of_descriptors(tilekit, projects, folder)
         server, port = start_server(tilekit, projects, folder)
         soft, hard = (int(v) if v.isdigit() else v for v in open(f"/proc/{server.pid}/limits").read()
                       .split("Max open files")[1].split()[:2])
