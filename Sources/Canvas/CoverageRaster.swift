@@ -56,9 +56,10 @@ final class CoverageRaster: @unchecked Sendable {
     /// and glibc hands such buffers back to the kernel when freed, so every snapshot took
     /// them again page by page (half of its page faults). Their cells are zero between fills.
     private static let spare = Mutex<[CoverageRaster]>([])
-    /// At most this many kept, none larger than `maximumSpareCells` (4 MiB of cells).
+    /// At most this many kept, none with more than `maximumSpareCells` (2 MiB of cells, and
+    /// as much again for a mask: a full 600x400 canvas is half of it), so at most 16 MiB.
     static let maximumSpare = 4
-    static let maximumSpareCells = 1 << 20
+    static let maximumSpareCells = 1 << 19
 
     static func take() -> CoverageRaster {
         spare.withLock { $0.popLast() } ?? CoverageRaster()
