@@ -521,13 +521,19 @@ void tk_mhd_quiesce(struct tk_mhd_server *server) {
 
 void tk_mhd_stop(struct tk_mhd_server *server) {
     tk_mhd_quiesce(server);
+    /* Every thread ends before any worker's descriptors close: a thread still running (one
+       that never let go of the socket) could hand a connection over, and wake, a worker
+       already stopped. */
+    for (unsigned int i = 0; i < server->count; i++) {
+        if (server->workers[i].started) {
+            atomic_store(&server->workers[i].stop, true);
+            tk_mhd_wake(server->workers[i].wake);
+        }
+    }
+    for (unsigned int i = 0; i < server->count; i++)
+        if (server->workers[i].started) pthread_join(server->workers[i].thread, NULL);
     for (unsigned int i = 0; i < server->count; i++) {
         struct tk_mhd_worker *worker = &server->workers[i];
-        if (worker->started) {
-            atomic_store(&worker->stop, true);
-            tk_mhd_wake(worker->wake);
-            pthread_join(worker->thread, NULL);
-        }
         tk_mhd_unregister(worker);
         if (worker->daemon) MHD_stop_daemon(worker->daemon);
         if (worker->epoll_fd >= 0) close(worker->epoll_fd);
