@@ -65,8 +65,9 @@ struct tk_mhd_worker {
     atomic_bool quiesce_done;
     bool started;
     /* Connections open on this daemon, and those handed to it not yet added: what the
-       accepting thread compares. */
+       accepting thread compares with `limit`, the daemon's share of the connection limit. */
     atomic_int load;
+    int limit;
     pthread_mutex_t inbox_lock;
     struct tk_mhd_handoff *inbox;  /* under inbox_lock */
     size_t inbox_count, inbox_capacity;
@@ -84,7 +85,9 @@ struct tk_mhd_clients {
 
 struct tk_mhd_server {
     uint16_t port;
-    int listen_fd;  /* closed by tk_mhd_quiesce once no thread can use it */
+    int listen_fd;  /* closed by the last thread to stop listening (or by tk_mhd_stop) */
+    unsigned int listening_threads;  /* set by tk_mhd_quiesce before it asks the threads */
+    atomic_uint quiesced_threads;
     unsigned int count;
     atomic_bool quiesced;
     struct tk_mhd_clients clients;  /* under clients_lock */
@@ -262,17 +265,19 @@ static bool tk_mhd_listen_on(struct tk_mhd_worker *worker) {
     return epoll_ctl(worker->epoll_fd, EPOLL_CTL_ADD, worker->server->listen_fd, &event) == 0;
 }
 
-/* The worker with the fewest connections, `self` among equals (no handoff needed). */
-static struct tk_mhd_worker *tk_mhd_least_loaded(struct tk_mhd_server *server, struct tk_mhd_worker *self) {
+/* The worker with the most room under its share of the connection limit, `self` among
+   equals (no handoff needed); `room` is what it has left. */
+static struct tk_mhd_worker *tk_mhd_roomiest(struct tk_mhd_server *server, struct tk_mhd_worker *self, int *room) {
     struct tk_mhd_worker *best = self;
-    int fewest = atomic_load(&self->load);
+    int most = self->limit - atomic_load(&self->load);
     for (unsigned int i = 0; i < server->count; i++) {
-        int load = atomic_load(&server->workers[i].load);
-        if (load < fewest) {
-            fewest = load;
+        int left = server->workers[i].limit - atomic_load(&server->workers[i].load);
+        if (left > most) {
+            most = left;
             best = &server->workers[i];
         }
     }
+    *room = most;
     return best;
 }
 
@@ -317,20 +322,24 @@ static void tk_mhd_take_handoffs(struct tk_mhd_worker *worker) {
 }
 
 /* Accepts what is waiting (a bounded batch, so this thread's own connections are not kept
-   waiting by a flood) and gives each connection to the least loaded thread. False when the
-   process is out of descriptors or memory: the caller stops listening for a moment rather
-   than spin on a socket that stays readable. */
-static bool tk_mhd_accept(struct tk_mhd_worker *worker) {
+   waiting by a flood) and gives each connection to the thread with the most room. Returns
+   0, or for how many milliseconds the caller should stop listening rather than spin on a
+   socket that stays readable: every thread full (new connections wait in the backlog, as
+   libmicrohttpd's own accept left them, instead of being accepted and closed), or the
+   process out of descriptors or memory. */
+static int tk_mhd_accept(struct tk_mhd_worker *worker) {
     struct tk_mhd_server *server = worker->server;
     for (int i = 0; i < 64; i++) {
+        int room;
+        struct tk_mhd_worker *target = tk_mhd_roomiest(server, worker, &room);
+        if (room <= 0) return 10;
         struct tk_mhd_handoff handoff;
         handoff.length = sizeof handoff.address;
         handoff.fd = accept4(server->listen_fd, (struct sockaddr *)&handoff.address, &handoff.length, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (handoff.fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED) continue;
-            return !(errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM);
+            return (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) ? 100 : 0;
         }
-        struct tk_mhd_worker *target = tk_mhd_least_loaded(server, worker);
         atomic_fetch_add(&target->load, 1);
         if (target != worker) {
             if (tk_mhd_hand_over(target, &handoff)) continue;
@@ -339,18 +348,21 @@ static bool tk_mhd_accept(struct tk_mhd_worker *worker) {
         }
         tk_mhd_add(worker, &handoff);
     }
-    return true;
+    return 0;
 }
 
 static void *tk_mhd_drive(void *argument) {
     struct tk_mhd_worker *worker = argument;
     bool listening = true;      /* tk_mhd_start adds the socket to every thread's set */
-    long long paused_until = 0; /* out of descriptors: listening again at this time */
+    long long paused_until = 0; /* full, or out of descriptors: listening again at this time */
     while (!atomic_load(&worker->stop)) {
         MHD_UNSIGNED_LONG_LONG next = 0;
         int wait_ms = 1000;  /* at least once a second, for timeouts MHD may not report */
         if (MHD_get_timeout(worker->daemon, &next) == MHD_YES && next < 1000) wait_ms = (int)next;
-        if (paused_until) wait_ms = wait_ms < 100 ? wait_ms : 100;
+        if (paused_until) {
+            long long left = paused_until - tk_mhd_now_ms();
+            if (left < wait_ms) wait_ms = left > 0 ? (int)left : 0;
+        }
         struct epoll_event events[3];
         int ready = epoll_wait(worker->epoll_fd, events, 3, wait_ms);
         if (atomic_load(&worker->stop)) break;
@@ -372,16 +384,24 @@ static void *tk_mhd_drive(void *argument) {
             if (listening) epoll_ctl(worker->epoll_fd, EPOLL_CTL_DEL, worker->server->listen_fd, NULL);
             listening = false;
             paused_until = 0;
+            /* The last thread to let go of the socket closes it: closed earlier, its number
+               could be reused by a file that a thread then accepted on. */
+            struct tk_mhd_server *server = worker->server;
+            if (atomic_fetch_add(&server->quiesced_threads, 1) + 1 == server->listening_threads) {
+                close(server->listen_fd);
+                server->listen_fd = -1;
+            }
             atomic_store(&worker->quiesce_done, true);
         } else if (!atomic_load(&worker->quiesce_asked)) {
             if (paused_until && tk_mhd_now_ms() >= paused_until && tk_mhd_listen_on(worker)) {
                 listening = true;
                 paused_until = 0;
             }
-            if (incoming && listening && !tk_mhd_accept(worker)) {
+            int pause_ms = incoming && listening ? tk_mhd_accept(worker) : 0;
+            if (pause_ms) {
                 epoll_ctl(worker->epoll_fd, EPOLL_CTL_DEL, worker->server->listen_fd, NULL);
                 listening = false;
-                paused_until = tk_mhd_now_ms() + 100;
+                paused_until = tk_mhd_now_ms() + pause_ms;
             }
         }
         tk_mhd_take_handoffs(worker);
@@ -472,6 +492,7 @@ struct tk_mhd_server *tk_mhd_start(const struct tk_mhd_settings *s,
     bool failed = false;
     for (unsigned int i = 0; i < count && !failed; i++) {
         struct tk_mhd_worker *worker = &server->workers[i];
+        worker->limit = (int)tk_mhd_share(s->connection_limit, i, count);  /* as the daemon is told */
         worker->daemon = tk_mhd_daemon(s, server, worker, i, count, handler, context, completed, target);
         const union MHD_DaemonInfo *info = worker->daemon ? MHD_get_daemon_info(worker->daemon, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
         worker->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -496,6 +517,7 @@ struct tk_mhd_server *tk_mhd_start(const struct tk_mhd_settings *s,
 
 void tk_mhd_quiesce(struct tk_mhd_server *server) {
     if (atomic_exchange(&server->quiesced, true)) return;
+    for (unsigned int i = 0; i < server->count; i++) server->listening_threads += server->workers[i].started ? 1u : 0u;
     for (unsigned int i = 0; i < server->count; i++) {
         struct tk_mhd_worker *worker = &server->workers[i];
         if (worker->started) {
@@ -503,19 +525,15 @@ void tk_mhd_quiesce(struct tk_mhd_server *server) {
             tk_mhd_wake(worker->wake);
         }
     }
-    /* Each thread stops listening before its next run (at most one run away); bounded all
-       the same. The socket is closed once none can accept on it: closed earlier, its number
-       could be reused by a file that a thread then accepted on. */
+    /* Each thread stops listening before its next run (at most one run away), and the last
+       one closes the socket; the wait is bounded all the same (a thread held up in a run
+       closes it when it gets there). */
     bool all = false;
     for (int waited = 0; waited < 5000 && !all; waited++) {
         all = true;
         for (unsigned int i = 0; i < server->count; i++)
             if (server->workers[i].started && !atomic_load(&server->workers[i].quiesce_done)) all = false;
         if (!all) usleep(1000);
-    }
-    if (all && server->listen_fd >= 0) {
-        close(server->listen_fd);
-        server->listen_fd = -1;
     }
 }
 

@@ -126,8 +126,10 @@ public final class HTTPServer: Sendable {
     public var connections: Int { context.watch.count }
 
     /// Open client connections on each of the server's threads: new connections go to the
-    /// thread with the fewest.
+    /// thread with the most room. Empty once the server is stopping (not to be read during
+    /// `stop()`, which frees what it reads).
     public var connectionsPerThread: [Int] {
+        guard !stopped.load(ordering: .acquiring) else { return [] }
         var counts = [Int32](repeating: 0, count: 64)
         let threads = counts.withUnsafeMutableBufferPointer { tk_mhd_thread_connections(daemon, $0.baseAddress, UInt32($0.count)) }
         return counts.prefix(Int(threads)).map(Int.init)

@@ -147,6 +147,31 @@ import TileServer
         #expect(server.connectionsPerThread == [11, 11], "before \(before), after \(server.connectionsPerThread)")
     }
 
+    /// At the connection limit new connections wait in the listen queue, as libmicrohttpd's
+    /// own accept left them, and are answered once a connection closes; they are not
+    /// accepted and closed. Shares of 9 and 8 (17 over two threads): a thread whose share is
+    /// full does not refuse while the other has room.
+    @Test func connectionsPastTheLimitWaitForRoom() async throws {
+        var limits = Self.limits(threads: 2)
+        limits.maxConnections = 17  // the server takes at least 16
+        limits.maxConnectionsPerClient = 18
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: limits) { _ in .text(200, "ok") }
+        defer { server.stop() }
+        var held = [RawClient]()
+        for _ in 0..<17 {
+            let client = try RawClient(port: server.port)
+            client.send(Self.get("/"))
+            #expect(await client.read(until: "ok").hasPrefix("HTTP/1.1 200"))
+            held.append(client)
+        }
+        #expect(server.connectionsPerThread.sorted() == [8, 9], "\(server.connectionsPerThread)")
+        let waiting = try RawClient(port: server.port, receiveTimeout: 10)
+        waiting.send(Self.get("/"))
+        try await Task.sleep(for: .milliseconds(300))
+        held.removeFirst()  // a slot frees: the waiting connection is taken and answered
+        #expect(await waiting.read(until: "ok").hasPrefix("HTTP/1.1 200"))
+    }
+
     /// Slowloris: a head that trickles in a byte at a time is cut at the header deadline,
     /// although every byte arrives well within the idle timeout.
     @Test func tricklingHeadIsCutAtItsDeadline() async throws {
