@@ -3,7 +3,6 @@
 #include "tk_mhd.h"
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -60,9 +59,8 @@ struct tk_mhd_worker {
     int wake;       /* eventfd: written to wake the thread (a resume, a handoff, a quiesce, a stop) */
     atomic_bool stop;
     /* tk_mhd_quiesce asks; the thread takes the listening socket out of its set before its
-       next run and says so, after which the socket may be closed. */
+       next run and counts itself in the server's `quiesced_threads`. */
     atomic_bool quiesce_asked;
-    atomic_bool quiesce_done;
     bool started;
     /* Connections open on this daemon, and those handed to it not yet added: what the
        accepting thread compares with `limit`, the daemon's share of the connection limit. */
@@ -201,20 +199,24 @@ static pthread_mutex_t tk_mhd_registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct tk_mhd_worker **tk_mhd_registry;
 static size_t tk_mhd_registry_count, tk_mhd_registry_capacity;
 
+/* `items` (of `size` bytes each, `count` used) with room for one more: the same array, or
+   one of twice the capacity when it was full; NULL (nothing changed) when out of memory. */
+static void *tk_mhd_room_for_one(void *items, size_t *capacity, size_t count, size_t size) {
+    if (count < *capacity) return items;
+    size_t grown = *capacity ? *capacity * 2 : 16;
+    void *moved = realloc(items, grown * size);
+    if (moved) *capacity = grown;
+    return moved;
+}
+
 static bool tk_mhd_register(struct tk_mhd_worker *worker) {
     pthread_mutex_lock(&tk_mhd_registry_lock);
-    bool ok = true;
-    if (tk_mhd_registry_count == tk_mhd_registry_capacity) {
-        size_t capacity = tk_mhd_registry_capacity ? tk_mhd_registry_capacity * 2 : 16;
-        struct tk_mhd_worker **grown = realloc(tk_mhd_registry, capacity * sizeof *grown);
-        if (grown) {
-            tk_mhd_registry = grown;
-            tk_mhd_registry_capacity = capacity;
-        } else {
-            ok = false;
-        }
+    struct tk_mhd_worker **room = tk_mhd_room_for_one(tk_mhd_registry, &tk_mhd_registry_capacity, tk_mhd_registry_count, sizeof *room);
+    bool ok = room != NULL;
+    if (ok) {
+        tk_mhd_registry = room;
+        tk_mhd_registry[tk_mhd_registry_count++] = worker;
     }
-    if (ok) tk_mhd_registry[tk_mhd_registry_count++] = worker;
     pthread_mutex_unlock(&tk_mhd_registry_lock);
     return ok;
 }
@@ -284,18 +286,12 @@ static struct tk_mhd_worker *tk_mhd_roomiest(struct tk_mhd_server *server, struc
 /* Queues a connection for `target`'s thread and wakes it; false if out of memory. */
 static bool tk_mhd_hand_over(struct tk_mhd_worker *target, const struct tk_mhd_handoff *handoff) {
     pthread_mutex_lock(&target->inbox_lock);
-    bool ok = true;
-    if (target->inbox_count == target->inbox_capacity) {
-        size_t capacity = target->inbox_capacity ? target->inbox_capacity * 2 : 16;
-        struct tk_mhd_handoff *grown = realloc(target->inbox, capacity * sizeof *grown);
-        if (grown) {
-            target->inbox = grown;
-            target->inbox_capacity = capacity;
-        } else {
-            ok = false;
-        }
+    struct tk_mhd_handoff *room = tk_mhd_room_for_one(target->inbox, &target->inbox_capacity, target->inbox_count, sizeof *room);
+    bool ok = room != NULL;
+    if (ok) {
+        target->inbox = room;
+        target->inbox[target->inbox_count++] = *handoff;
     }
-    if (ok) target->inbox[target->inbox_count++] = *handoff;
     pthread_mutex_unlock(&target->inbox_lock);
     if (ok) tk_mhd_wake(target->wake);
     return ok;
@@ -354,6 +350,7 @@ static int tk_mhd_accept(struct tk_mhd_worker *worker) {
 static void *tk_mhd_drive(void *argument) {
     struct tk_mhd_worker *worker = argument;
     bool listening = true;      /* tk_mhd_start adds the socket to every thread's set */
+    bool quiesced = false;
     long long paused_until = 0; /* full, or out of descriptors: listening again at this time */
     while (!atomic_load(&worker->stop)) {
         MHD_UNSIGNED_LONG_LONG next = 0;
@@ -379,7 +376,7 @@ static void *tk_mhd_drive(void *argument) {
                 incoming = true;
             }
         }
-        if (atomic_load(&worker->quiesce_asked) && !atomic_load(&worker->quiesce_done)) {
+        if (atomic_load(&worker->quiesce_asked) && !quiesced) {
             /* The daemon has no listening socket of its own: this is all quiescing takes. */
             if (listening) epoll_ctl(worker->epoll_fd, EPOLL_CTL_DEL, worker->server->listen_fd, NULL);
             listening = false;
@@ -391,7 +388,7 @@ static void *tk_mhd_drive(void *argument) {
                 close(server->listen_fd);
                 server->listen_fd = -1;
             }
-            atomic_store(&worker->quiesce_done, true);
+            quiesced = true;
         } else if (!atomic_load(&worker->quiesce_asked)) {
             if (paused_until && tk_mhd_now_ms() >= paused_until && tk_mhd_listen_on(worker)) {
                 listening = true;
@@ -440,7 +437,7 @@ static unsigned int tk_mhd_share(unsigned int total, unsigned int index, unsigne
 }
 
 static struct MHD_Daemon *tk_mhd_daemon(const struct tk_mhd_settings *s, struct tk_mhd_server *server,
-                                        struct tk_mhd_worker *worker, unsigned int index, unsigned int count,
+                                        struct tk_mhd_worker *worker,
                                         MHD_AccessHandlerCallback handler, void *context,
                                         MHD_RequestCompletedCallback completed,
                                         tk_mhd_target_callback target) {
@@ -450,14 +447,14 @@ static struct MHD_Daemon *tk_mhd_daemon(const struct tk_mhd_settings *s, struct 
        pool is zeroed whole between keep-alive requests: 32 KB (MHD's default) takes request
        headers up to about 15 KB (nginx takes 8 KB a line) and zeroes half what 64 KB did on
        every request.
-       Each daemon takes its share of the connection limit, as MHD's own pool splits it; the
+       Each daemon takes its share of the connection limit (`worker->limit`); the
        limit per client address is the server's (`tk_mhd_accept_policy`). */
     return MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_NO_LISTEN_SOCKET, 0,
                             tk_mhd_accept_policy, server, handler, context,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, context,
                             MHD_OPTION_NOTIFY_CONNECTION, tk_mhd_notify, worker,
                             MHD_OPTION_URI_LOG_CALLBACK, target, context,
-                            MHD_OPTION_CONNECTION_LIMIT, tk_mhd_share(s->connection_limit, index, count),
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned int)worker->limit,
                             MHD_OPTION_CONNECTION_TIMEOUT, s->idle_timeout_seconds,
                             MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
                             MHD_OPTION_UNESCAPE_CALLBACK, tk_keep_escaped, NULL,
@@ -492,8 +489,8 @@ struct tk_mhd_server *tk_mhd_start(const struct tk_mhd_settings *s,
     bool failed = false;
     for (unsigned int i = 0; i < count && !failed; i++) {
         struct tk_mhd_worker *worker = &server->workers[i];
-        worker->limit = (int)tk_mhd_share(s->connection_limit, i, count);  /* as the daemon is told */
-        worker->daemon = tk_mhd_daemon(s, server, worker, i, count, handler, context, completed, target);
+        worker->limit = (int)tk_mhd_share(s->connection_limit, i, count);
+        worker->daemon = tk_mhd_daemon(s, server, worker, handler, context, completed, target);
         const union MHD_DaemonInfo *info = worker->daemon ? MHD_get_daemon_info(worker->daemon, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
         worker->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
         worker->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -528,13 +525,8 @@ void tk_mhd_quiesce(struct tk_mhd_server *server) {
     /* Each thread stops listening before its next run (at most one run away), and the last
        one closes the socket; the wait is bounded all the same (a thread held up in a run
        closes it when it gets there). */
-    bool all = false;
-    for (int waited = 0; waited < 5000 && !all; waited++) {
-        all = true;
-        for (unsigned int i = 0; i < server->count; i++)
-            if (server->workers[i].started && !atomic_load(&server->workers[i].quiesce_done)) all = false;
-        if (!all) usleep(1000);
-    }
+    for (int waited = 0; waited < 5000 && atomic_load(&server->quiesced_threads) < server->listening_threads; waited++)
+        usleep(1000);
 }
 
 void tk_mhd_stop(struct tk_mhd_server *server) {
