@@ -500,9 +500,7 @@ def best_run(*runs):
     """Of a server's runs (requests/s, p50, p99, errors as `wrk` returns them), the most
     requests a second and the lowest p50 and p99, and every error. A run's p99 on this
     machine moves by 2x from one run to the next, for both servers alike."""
-    def text(ms):
-        return f"{ms * 1000:.2f}us" if ms < 1 else f"{ms:.2f}ms"
-    return (max(r[0] for r in runs), text(min(duration_ms(r[1]) for r in runs)), text(min(duration_ms(r[2]) for r in runs)),
+    return (max(r[0] for r in runs), min((r[1] for r in runs), key=duration_ms), min((r[2] for r in runs), key=duration_ms),
             sum(r[3] for r in runs))
 
 
