@@ -161,12 +161,14 @@ def start_upstream():
     return process, int(process.stdout.readline())
 
 
-def start_server(tilekit, projects, folder, extra=()):
-    """`tilekit serve` on 127.0.0.1 with a free port and the hard open-file limit, its access
-    log in folder/access.log. Returns (process, port); exits if it does not start in 20 s."""
+def start_server(tilekit, projects, folder, extra=(), descriptors=None):
+    """`tilekit serve` on 127.0.0.1 with a free port and the hard open-file limit (or
+    `descriptors`, soft and hard), its access log in folder/access.log. Returns (process,
+    port); exits if it does not start in 20 s."""
     log = open(os.path.join(folder, "access.log"), "w")
+    limits = _server_limits if descriptors is None else (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (descriptors, descriptors)))
     process = subprocess.Popen([tilekit, "serve", *projects, "--host", HOST, "--port", "0", "--json", *extra],
-                               stdout=subprocess.PIPE, stderr=log, text=True, preexec_fn=_server_limits,
+                               stdout=subprocess.PIPE, stderr=log, text=True, preexec_fn=limits,
                                start_new_session=True)  # a signal to the checks' process group is not a stop
     ready, _, _ = select.select([process.stdout], [], [], 20)
     line = process.stdout.readline() if ready else ""

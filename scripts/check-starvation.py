@@ -402,14 +402,8 @@ def out_of_descriptors(tilekit, projects, folder):
     connect at once. It accepts until it runs out, then stops listening for a moment rather
     than spin on a socket that stays readable, answers those it holds, and takes the waiting
     ones once others close."""
-    import resource
-    def tight():
-        resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
-    log = open(os.path.join(folder, "descriptors.log"), "w")
-    server = subprocess.Popen([tilekit, "serve", *projects, "--host", HOST, "--port", "0", "--json", "--max-connections", "200"],
-                              stdout=subprocess.PIPE, stderr=log, text=True, preexec_fn=tight, start_new_session=True)
+    server, port = start_server(tilekit, projects, folder, extra=("--max-connections", "200"), descriptors=64)
     try:
-        port = json.loads(server.stdout.readline())["port"]
         def cpu_seconds():
             fields = open(f"/proc/{server.pid}/stat").read().rsplit(")", 1)[1].split()
             return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
