@@ -10,7 +10,9 @@ public enum QuickOverlays {
         public let description: String
     }
 
-    /// `LON,LAT[,COLOR][,SYMBOL]`: a colour is `#rrggbb` or a CSS name; anything else is a symbol.
+    /// `LON,LAT[,COLOR][,SYMBOL]`: a colour is `#rrggbb` or a CSS name; anything else is a
+    /// symbol, except what starts with `#` (a colour mistyped, refused rather than drawn as
+    /// an unknown symbol in the default colour).
     public static func marker(_ text: String) throws(Failure) -> Feature {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         guard parts.count >= 2, let lon = Double(parts[0]), let lat = Double(parts[1]) else {
@@ -22,6 +24,8 @@ public enum QuickOverlays {
         for extra in parts.dropFirst(2) where !extra.isEmpty {
             if let color = Color(hex: extra) {
                 feature.style.markerColor = color
+            } else if extra.hasPrefix("#") {
+                throw Failure(description: "marker \"\(text)\": colour \"\(extra)\" is not #rgb, #rrggbb or #rrggbbaa")
             } else {
                 feature.style.markerSymbol = extra
             }

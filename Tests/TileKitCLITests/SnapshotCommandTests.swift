@@ -58,6 +58,8 @@ import Canvas
         #expect(await CLIRun(["snapshot", "--center", "0,0", "-o", out]).error.contains("--center needs --zoom or --span"))
         #expect(await CLIRun(["snapshot", "--center", "0,0", "--zoom", "3", "--size", "5000x10", "-o", out]).exitCode == 64)
         #expect(await CLIRun(["snapshot", "--marker", "1,2", "--path", "zzz", "-o", out]).error.contains("enc:"))
+        let colour = await CLIRun(["snapshot", "--marker", "-73.97,40.77,#zzzzzz", "-o", out])
+        #expect(colour.exitCode == 64 && colour.error.contains(##"colour "#zzzzzz" is not #rgb, #rrggbb or #rrggbbaa"##), "\(colour.error)")
         #expect(await CLIRun(["snapshot", "--overlay", directory.appendingPathComponent("missing.gpx").path, "-o", out]).exitCode == 74)
         #expect(!FileManager.default.fileExists(atPath: out))
     }
