@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import Canvas
 import TileMath
-import MBTiles
+@testable import MBTiles
 @testable import TileSources
 
 @Suite struct MBTilesTests {
@@ -57,6 +57,34 @@ import MBTiles
         #expect(whites > 2 && unique == written.count - whites + 1)
         let stats = try raw.statistics()
         #expect(stats.map(\.zoom) == [13, 14, 15] && stats.map(\.tiles).reduce(0, +) == written.count)
+    }
+
+    /// New files get 16 KB pages (a 117 KB tile is 8 reads, not 30), and a tile spanning many
+    /// overflow pages reads back whole; a file made with 4 KB pages keeps them.
+    @Test func newFilesHaveSixteenKilobytePages() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func pageSize(_ path: String) throws -> Int {
+            var size = 0
+            try SQLiteConnection(path: path, mode: .readOnly).query("PRAGMA page_size") { size = $0.integer(0) }
+            return size
+        }
+        let path = directory.appendingPathComponent("large.mbtiles").path
+        let store = try MBTilesStoreWriter(path: path)
+        // Noise does not compress: a PNG of about 170 KB, a chain of overflow pages.
+        var generator = SystemRandomNumberGenerator()
+        let noise = (0..<(256 * 170 * 4)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let large = try RGBAImage(width: 256, height: 170, pixels: noise).encoded()
+        #expect(large.count > 100_000)
+        try store.write(TileID(z: 3, x: 1, y: 2), bytes: large)
+        try store.finish(metadata: TileSetMetadata(name: "large", format: .png, bounds: nil, minZoom: 3, maxZoom: 3))
+        #expect(try pageSize(path) == 16384)
+        #expect(try await MBTilesSource(path: path).tile(TileRequest(TileID(z: 3, x: 1, y: 2))).data?.bytes == large)
+
+        let old = directory.appendingPathComponent("old.mbtiles").path
+        try SQLiteConnection(path: old, mode: .create).execute("PRAGMA page_size=4096; CREATE TABLE t (x)")
+        _ = try MBTilesWriter(path: old)
+        #expect(try pageSize(old) == 4096)
     }
 
     /// Many readers at once while one writer adds tiles (WAL).
