@@ -20,8 +20,16 @@ public struct RequestHead: Sendable {
         self.receivedBytes = receivedBytes
     }
 
+    /// The values of the headers named `name` (lowercase), in any case.
     func values(_ name: String) -> [String] {
-        headers.filter { $0.name.lowercased() == name }.map(\.value)
+        headers.filter { Self.isNamed($0.name, name) }.map(\.value)
+    }
+
+    /// Whether a header name is `lowercase` in ASCII letters of any case, compared byte by byte
+    /// (a lowercased copy of every name, several times a request, was a cost of its own).
+    static func isNamed(_ name: String, _ lowercase: String) -> Bool {
+        name.utf8.count == lowercase.utf8.count
+            && zip(name.utf8, lowercase.utf8).allSatisfy { a, b in a == b || (a >= 0x41 && a <= 0x5A && a | 0x20 == b) }
     }
 
     /// Why the request cannot be framed safely, or nil when it can.

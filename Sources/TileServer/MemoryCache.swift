@@ -103,13 +103,15 @@ final class CacheShard<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         var bytes: Int { window.bytes + main.bytes }
 
         mutating func unlink(_ i: Int) {
-            let node = nodes[i]
-            var list = node.inWindow ? window : main
-            if node.newer >= 0 { nodes[node.newer].older = node.older } else { list.newest = node.older }
-            if node.older >= 0 { nodes[node.older].newer = node.newer } else { list.oldest = node.newer }
-            list.bytes -= node.cost
+            // The links alone: a copy of the node would retain and release its value's
+            // storage on every hit.
+            let (inWindow, newer, older, cost) = (nodes[i].inWindow, nodes[i].newer, nodes[i].older, nodes[i].cost)
+            var list = inWindow ? window : main
+            if newer >= 0 { nodes[newer].older = older } else { list.newest = older }
+            if older >= 0 { nodes[older].newer = newer } else { list.oldest = newer }
+            list.bytes -= cost
             list.count -= 1
-            if node.inWindow { window = list } else { main = list }
+            if inWindow { window = list } else { main = list }
         }
 
         mutating func pushNewest(_ i: Int, inWindow: Bool) {

@@ -91,13 +91,12 @@ public enum Route: Equatable, Sendable {
             return .asset(name)
         }
         guard segments.first == "maps", segments.count >= 2 else { throw Failure(404, "no such page; maps are under /maps/") }
-        let rest = Array(segments.dropFirst())
-        if rest.count == 1 {
-            if rest[0].hasSuffix(".json") { return .tileJSON(map: try name(String(rest[0].dropLast(5)), "map"), layer: nil) }
-            return .viewerRedirect(map: try name(rest[0], "map"))
+        if segments.count == 2 {
+            if segments[1].hasSuffix(".json") { return .tileJSON(map: try name(String(segments[1].dropLast(5)), "map"), layer: nil) }
+            return .viewerRedirect(map: try name(segments[1], "map"))
         }
-        let map = try name(rest[0], "map")
-        let tail = Array(rest.dropFirst())
+        let map = try name(segments[1], "map")
+        let tail = Array(segments.dropFirst(2))
         switch tail.first {
         case "":
             guard tail.count == 1 else { throw Failure(404, "no such page") }
@@ -163,7 +162,8 @@ public enum Route: Equatable, Sendable {
 
     /// Digits only (no sign, no spaces), at most 10 of them.
     static func small(_ text: String) -> Int? {
-        guard !text.isEmpty, text.count <= 10, text.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
+        // Bytes, not characters: counting characters walks grapheme breaks, and digits are one byte each.
+        guard !text.isEmpty, text.utf8.count <= 10, text.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
         return Int(text)
     }
 

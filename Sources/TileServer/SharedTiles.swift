@@ -37,10 +37,13 @@ extension TileServer {
         return lookup.cacheStatus(stored: true)
     }
 
+    /// A memory hit's `Cache-Status`, the same on every hit: made once, not on each request.
+    static let memoryHitStatus = CacheStatus(lookupOrder: [.hit("tilekit-memory")]).headerValue
+
     /// `tilekit-memory; hit`, or the memory miss followed by what the shared cache said,
     /// nearest the origin first as RFC 9211 orders them.
     func cacheStatus(_ cached: CachedTile, fromMemory: Bool) -> String {
-        if fromMemory { return CacheStatus(lookupOrder: [.hit("tilekit-memory")]).headerValue }
+        if fromMemory { return Self.memoryHitStatus }
         let memory = CacheStatus.Entry.miss("tilekit-memory", stored: cached.freshness.isReusable)
         return CacheStatus(lookupOrder: [memory] + (cached.shared.map { [$0] } ?? [])).headerValue
     }

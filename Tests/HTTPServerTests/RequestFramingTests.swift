@@ -20,6 +20,9 @@ import Testing
     static let bad: [(line: String, headers: [(String, String)], problem: String)] = [
         ("GET /health HTTP/1.1", [], "without Host"),
         ("GET /maps.json HTTP/1.1", [("Host", "a"), ("Host", "evil")], "2 Host headers"),
+        // Names are compared in any case (byte by byte since the lowercased copies went).
+        ("GET /maps.json HTTP/1.1", [("host", "a"), ("HOST", "evil")], "2 Host headers"),
+        ("POST / HTTP/1.1", [("Host", "a"), ("content-LENGTH", "4"), ("Transfer-encoding", "chunked")], "both Content-Length and Transfer-Encoding"),
         ("POST / HTTP/1.1", [("Host", "a"), ("Content-Length", "4"), ("Transfer-Encoding", "chunked")], "both Content-Length and Transfer-Encoding"),
         ("POST / HTTP/1.1", [("Host", "a"), ("Content-Length", "1"), ("Content-Length", "1")], "2 Content-Length headers"),
         ("POST / HTTP/1.1", [("Host", "a"), ("Content-Length", "-1")], "is not a number"),
@@ -48,6 +51,14 @@ import Testing
         #expect(head.framingProblem() == nil)
         head.receivedBytes = head.minimumBytes + 1 + 5  // "\0.txt" after the path
         #expect(head.framingProblem()?.contains("NUL") == true)
+    }
+
+    @Test func headerNamesMatchInAnyCaseOnly() {
+        #expect(RequestHead.isNamed("Content-Length", "content-length"))
+        #expect(RequestHead.isNamed("HOST", "host") && RequestHead.isNamed("host", "host"))
+        #expect(!RequestHead.isNamed("Hosts", "host") && !RequestHead.isNamed("Hos", "host") && !RequestHead.isNamed("H0st", "host"))
+        // Only ASCII letters fold: '[' is 'Z' + 1, and '{' is 'z' + 1.
+        #expect(!RequestHead.isNamed("a[", "a{") && !RequestHead.isNamed("Content_Length", "content-length"))
     }
 
     @Test func contentLengthAndBody() {
