@@ -33,8 +33,11 @@ file, byte for byte).
 
 Serving: wrk on two shuffled mixes of ~1,650 cached tiles, small (10-20 KB, flat map-like
 colours) and large (~120 KB, photo-like grain), at 32 and 256 connections, against `tilekit
-serve` (MBTiles) and nginx (the same tiles as static files); MapProxy under gunicorn (the
-same MBTiles) on the small mix at 32 connections.
+serve` (MBTiles, one connection thread per core) and nginx (the same tiles as static files,
+one worker); beside them, with no goal, `tilekit serve --threads 1` against the same nginx
+and nginx with 2 workers against TileKit's default, so each side is also measured with as
+many threads as the other; MapProxy under gunicorn (the same MBTiles) on the small mix at
+32 connections.
 
 Feature layers: ~330 polygons and lines per 256 px tile drawn by TileKit and by Mapnik
 (Debian python3-mapnik) with the same style, with and without PNG encoding.
@@ -161,17 +164,18 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_nginx(directory, root, missing="=404"):
-    """nginx serving `root` on a free 127.0.0.1 port (what a missing path gets: `missing`).
-    Returns the process, to terminate, and the port."""
+def start_nginx(directory, root, missing="=404", workers=1):
+    """nginx serving `root` on a free 127.0.0.1 port (what a missing path gets: `missing`)
+    with `workers` worker processes. Returns the process, to terminate, and the port."""
     port = free_port()
-    with open(f"{directory}/nginx.conf", "w") as f:
+    name = "nginx" if workers == 1 else f"nginx-{workers}"
+    with open(f"{directory}/{name}.conf", "w") as f:
         # Room for wrk's 1024 connections of the serving curve (the bench raises its own limit).
-        f.write(f"worker_processes 1; worker_rlimit_nofile 8192; daemon off; error_log {directory}/nginx.log; pid {directory}/nginx.pid;\n"
+        f.write(f"worker_processes {workers}; worker_rlimit_nofile 8192; daemon off; error_log {directory}/{name}.log; pid {directory}/{name}.pid;\n"
                 f"events {{ worker_connections 4096; }}\n"
                 f"http {{ include /etc/nginx/mime.types; access_log off; server {{ listen 127.0.0.1:{port}; root {root};"
                 f" location / {{ try_files $uri {missing}; }} }} }}\n")
-    process = subprocess.Popen(["nginx", "-p", directory, "-c", f"{directory}/nginx.conf"])
+    process = subprocess.Popen(["nginx", "-p", directory, "-c", f"{directory}/{name}.conf"])
     time.sleep(0.5)
     return process, port
 
@@ -324,6 +328,7 @@ def snapshots(directory):
     subprocess.run([f"{RELEASE}/tilekit-bench", "make-tiles", upstream, "--bbox", "-74.02,40.74,-73.92,40.81", "--zoom", "14-14"],
                    check=True, capture_output=True)
     nginx, port = start_nginx(directory, upstream)
+    settle()  # what the sections before left to write back, and their processes' last CPU
     # 50 images each: at 20, TileKit's whole run took about 0.15 s, and one hiccup of the
     # machine moved its figure by a third.
     count = 50
@@ -426,6 +431,7 @@ def feature_tiles(directory):
     # TileKit and Mapnik in turn, three rounds, each tool's best rate: on this machine a tool's
     # rate moved by a third between runs minutes apart (TileKit 143-183 tiles/s drawn, Mapnik
     # 79-124), more than the two differ, and a single pair measured seconds apart drew lots.
+    settle()  # as before serving: the sections before leave writes and CPU behind
     rounds = [(tilekit(), mapnik()) for _ in range(ROUNDS)]
     ours, theirs = best([r[0] for r in rounds]), best([r[1] for r in rounds])
     fast = tilekit("--fast")
@@ -557,7 +563,12 @@ def write_tile_mix(folder, kind, tiles):
         return pool.map(write_mix_tile, [(folder, kind, i, (t.z, t.x, t.y)) for i, t in enumerate(tiles)], chunksize=32)
 
 
-SERVERS = ["tilekit serve", "nginx (static files)", "MapProxy (gunicorn)"]
+SERVERS = ["tilekit serve", "nginx (static files)", "tilekit serve --threads 1", "nginx, 2 workers", "MapProxy (gunicorn)"]
+# The goal pair (TileKit's default of one connection thread per core, nginx's one worker)
+# and, beside it, each side's match in threads: the two like-for-like pairs show what
+# the goal pair's ratios owe to the thread counts (wrk's two threads share the two cores).
+SERVING_PAIRS = {"goal": ("tilekit serve", "nginx (static files)"), "1 thread each": ("tilekit serve --threads 1", "nginx (static files)"),
+                 "2 threads each": ("tilekit serve", "nginx, 2 workers")}
 SERVING_MIXES = {"small": "10-20 KB tiles (flat map colours)", "large": "~120 KB tiles (photo-like grain)"}
 
 
@@ -565,7 +576,8 @@ def settle(most=15.0):
     """Writes back what earlier work left dirty, then waits (at most `most` s) until the CPUs
     are 90% idle over half a second: the kernel writes dirty pages back 30 s after they were
     written, and the serving mixes (up to 400 MB of files and MBTiles, made seconds before)
-    were written back during the first server's runs, never the second's."""
+    were written back during the first server's runs, never the second's. Before the feature
+    tiles and snapshots too, which follow sections that wrote hundreds of MB."""
     os.sync()
     def busy_and_total():
         with open("/proc/stat") as f:
@@ -580,12 +592,13 @@ def settle(most=15.0):
             return
 
 
-def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section="serving"):
+def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section="serving", like_for_like=True):
     """Cached tiles over HTTP with wrk (2 threads) on a shuffled mix of the same 1,657 tiles
     at each connection count: `tilekit serve` from an MBTiles file beside nginx (one worker)
     from the folder, on a small-tile and a large-tile mix; and MapProxy (gunicorn, 2
     workers) from the same MBTiles file through its TMS service, on the small mix at the
-    first connection count."""
+    first connection count. With `like_for_like`, also `tilekit serve --threads 1` beside
+    the same nginx, and nginx with 2 workers beside TileKit's default."""
     import mercantile
     os.chmod(directory, 0o755)
     half = max(1, round(seconds / 2))  # wrk takes whole seconds
@@ -595,6 +608,8 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
     record(section, "setup", {"bbox": bbox, "zooms": list(zooms), "tiles": len(tiles), "seconds_per_run": half, "runs_per_server": 2,
                               "kept": "each server's most requests/s and lowest p50 and p99 of its two runs", "wrk_threads": 2,
                               "connections": list(connections), "nginx_workers": 1, "tilekit_threads": "default (cores)",
+                              "like_for_like": "tilekit serve --threads 1 beside nginx's 1 worker; nginx with 2 workers beside TileKit's default"
+                              if like_for_like else None,
                               "tilekit_cache_mb": 128, "order": "per connection count: TileKit, nginx, nginx, TileKit"})
     for kind, label in SERVING_MIXES.items():
         upstream = f"{directory}/{kind}"
@@ -613,34 +628,44 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
         server = subprocess.Popen([f"{RELEASE}/tilekit", "serve", f"{directory}/{kind}.mbtiles", "--host", "127.0.0.1", "--port", str(port), "--quiet"],
                                   stdout=subprocess.DEVNULL)
         nginx, nginx_port = start_nginx(directory, upstream)
+        if like_for_like:
+            port_one = free_port()
+            server_one = subprocess.Popen([f"{RELEASE}/tilekit", "serve", f"{directory}/{kind}.mbtiles", "--host", "127.0.0.1", "--port", str(port_one),
+                                           "--threads", "1", "--quiet"], stdout=subprocess.DEVNULL)
+            nginx_two, nginx_two_port = start_nginx(directory, upstream, workers=2)
         time.sleep(1)
         loads = {}
+        tilekit_paths = [f"/maps/{kind}/{t.z}/{t.x}/{t.y}.png" for t in tiles]
+        nginx_paths = [f"/{t.z}/{t.x}/{t.y}.png" for t in tiles]
+        def pair(names, ports, count, warm):
+            """Two runs each, in the order TileKit, nginx, nginx, TileKit: each server runs early
+            and late, and keeps its better figures (see best_run)."""
+            ours = lambda warm: wrk(ports[0], tilekit_paths, directory, names[0], seconds=half, connections=count, warm=warm)
+            theirs = lambda warm: wrk(ports[1], nginx_paths, directory, names[1], seconds=half, connections=count, warm=warm)
+            first, second, third, fourth = ours(warm), theirs(warm), theirs(False), ours(False)
+            results[(names[0], count)] = best_run(first, fourth)
+            results[(names[1], count)] = best_run(second, third)
         try:
             for index, count in enumerate(connections):
                 loads[count] = round(os.getloadavg()[0], 2)
-                ours = lambda warm: wrk(port, [f"/maps/{kind}/{t.z}/{t.x}/{t.y}.png" for t in tiles], directory, "tilekit",
-                                        seconds=half, connections=count, warm=warm)
-                theirs = lambda warm: wrk(nginx_port, [f"/{t.z}/{t.x}/{t.y}.png" for t in tiles], directory, "nginx",
-                                          seconds=half, connections=count, warm=warm)
-                # Two runs each, in the order TileKit, nginx, nginx, TileKit: each server runs
-                # early and late, and keeps its better figures (see best_run).
-                first, second, third, fourth = ours(index == 0), theirs(index == 0), theirs(False), ours(False)
-                results[("tilekit serve", count)] = best_run(first, fourth)
-                results[("nginx (static files)", count)] = best_run(second, third)
+                pair(SERVING_PAIRS["goal"], (port, nginx_port), count, index == 0)
+                if like_for_like:
+                    pair(("tilekit serve --threads 1", "nginx, 2 workers"), (port_one, nginx_two_port), count, index == 0)
             cache = memory_cache_counts(port)
         finally:
-            server.terminate()
-            nginx.terminate()
-            server.wait()
-            nginx.wait()
+            others = [server_one, nginx_two] if like_for_like else []
+            for process in [server, nginx, *others]:
+                process.terminate()
+            for process in [server, nginx, *others]:
+                process.wait()
         if mapproxy and kind == "small":
             results[("MapProxy (gunicorn)", connections[0])] = serve_mapproxy(directory, f"{directory}/{kind}.mbtiles", tiles, seconds, connections[0])
         print(f"\nServing {len(tiles)} cached {label}, mean {mix['mean_kb']} KB ({mix['min_kb']}-{mix['max_kb']}), {mix['total_mb']} MB in all;"
               f" wrk -t2 on a shuffled mix, 127.0.0.1, two runs of {half} s per server (TileKit, nginx, nginx, TileKit),"
               f" each server's best (load {os.getloadavg()[0]:.1f})")
-        print(f"{'':24} {'conns':>6} {'req/s':>9} {'p50':>9} {'p99':>9} {'errors':>7}")
+        print(f"{'':26} {'conns':>6} {'req/s':>9} {'p50':>9} {'p99':>9} {'errors':>7}")
         for (name, count), (rate, p50, p99, errors) in sorted(results.items(), key=lambda item: (SERVERS.index(item[0][0]), item[0][1])):
-            print(f"{name:24} {count:6d} {rate:9.0f} {p50:>9} {p99:>9} {errors:7d}")
+            print(f"{name:26} {count:6d} {rate:9.0f} {p50:>9} {p99:>9} {errors:7d}")
         hit_share = cache["hits"] / max(1, cache["hits"] + cache["misses"])
         if mix["total_mb"] > 128:
             print(f"(the mix's {mix['total_mb']} MB do not fit TileKit's default 128 MB tile cache (--cache-mb): it kept the tiles asked for"
@@ -658,11 +683,19 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
             p99 = ratio(f"serving {kind} tiles p99 at {count} connections, TileKit / nginx", duration_ms(ours[2]) / max(duration_ms(theirs[2]), 0.001),
                         goal=1.0 if count in (32, 256) else None, better="lower", section=section)
             goal = " (goal: req/s >= 1.0x, p99 <= 1.0x)" if count in (32, 256) else ""
-            print(f"{f'ratio, {count} conns':24} {rate:8.2f}x nginx req/s, p99 {p99:.2f}x nginx's{goal}")
+            print(f"{f'ratio, {count} conns':26} {rate:8.2f}x nginx req/s, p99 {p99:.2f}x nginx's{goal}")
+            for pair, (tilekit, reference) in SERVING_PAIRS.items():
+                if pair == "goal" or (tilekit, count) not in results:
+                    continue
+                ours, theirs = results[(tilekit, count)], results[(reference, count)]
+                rate = ratio(f"serving {kind} tiles req/s at {count} connections, {pair}: TileKit / nginx", ours[0] / theirs[0], section=section)
+                p99 = ratio(f"serving {kind} tiles p99 at {count} connections, {pair}: TileKit / nginx",
+                            duration_ms(ours[2]) / max(duration_ms(theirs[2]), 0.001), better="lower", section=section)
+                print(f"{f'  {pair}, {count}':26} {rate:8.2f}x nginx req/s, p99 {p99:.2f}x nginx's")
         if ("MapProxy (gunicorn)", connections[0]) in results:
             value = results[("tilekit serve", connections[0])][0] / results[("MapProxy (gunicorn)", connections[0])][0]
             ratio(f"serving {kind} tiles req/s at {connections[0]} connections, TileKit / MapProxy", value, section=section)
-            print(f"{'ratio, MapProxy':24} {value:8.1f}x MapProxy req/s at {connections[0]} connections")
+            print(f"{'ratio, MapProxy':26} {value:8.1f}x MapProxy req/s at {connections[0]} connections")
         subprocess.run(["rm", "-rf", upstream, f"{directory}/{kind}.mbtiles"])
 
 
@@ -1114,7 +1147,7 @@ def main():
     args = parser.parse_args()
     curves = {"pyramid_scale": lambda d: pyramid_scale(d, args.cap), "pyramid_cores": pyramid_cores,
               "serving_connections": lambda d: serving(d, connections=(32, 64, 128, 256, 512, 1024), seconds=args.serve_seconds,
-                                                       mapproxy=False, section="serving_connections")}
+                                                       mapproxy=False, section="serving_connections", like_for_like=False)}
     available = {**SECTIONS, **curves, "serving": lambda d: serving(d, seconds=args.serve_seconds)}
     names = args.only.split(",") if args.only else list(CURVES if args.curves else SECTIONS)
     unknown = [n for n in names if n not in available]
