@@ -685,7 +685,7 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
             goal = " (goal: req/s >= 1.0x, p99 <= 1.0x)" if count in (32, 256) else ""
             print(f"{f'ratio, {count} conns':26} {rate:8.2f}x nginx req/s, p99 {p99:.2f}x nginx's{goal}")
             for pair, (tilekit, reference) in SERVING_PAIRS.items():
-                if pair == "goal" or (tilekit, count) not in results:
+                if pair == "goal" or (tilekit, count) not in results or (reference, count) not in results:
                     continue
                 ours, theirs = results[(tilekit, count)], results[(reference, count)]
                 rate = ratio(f"serving {kind} tiles req/s at {count} connections, {pair}: TileKit / nginx", ours[0] / theirs[0], section=section)
