@@ -118,7 +118,11 @@ public struct FeatureRenderer: Sendable {
 
     /// The features at `indices`, read in place: a tile draws a few hundred of thousands, and
     /// copying each (its properties and style) showed in a dense tile's profile (about 2%).
+    /// Overlays first (lines, areas, circles, image overlays, custom renderers), in order, then
+    /// the markers above them all, in order: MapKit draws annotations above overlays and
+    /// Leaflet its marker pane above its overlay pane, so a route never crosses a pin.
     func drawShapes(_ features: [Feature], indices: some Sequence<Int>, on canvas: Canvas, projection: MapProjection) {
+        var withMarkers = [Int]()
         for index in indices {
             if let overlay = features[index].imageOverlay, let image = images[overlay.image] {
                 ImageOverlayRenderer.draw(image, placement: overlay.placement, opacity: overlay.opacity, on: canvas, projection: projection)
@@ -128,11 +132,43 @@ public struct FeatureRenderer: Sendable {
                 continue
             }
             guard let geometry = features[index].geometry else { continue }
-            draw(geometry, of: features[index], on: canvas, projection: projection)
+            if draw(geometry, of: features[index], on: canvas, projection: projection, layer: .overlays) { withMarkers.append(index) }
+        }
+        for index in withMarkers {
+            guard let geometry = features[index].geometry else { continue }
+            draw(geometry, of: features[index], on: canvas, projection: projection, layer: .markers)
         }
     }
 
-    func draw(_ geometry: Geometry, of feature: Feature, on canvas: Canvas, projection: MapProjection) {
+    /// What one pass of `drawShapes` draws of a geometry.
+    enum Layer { case overlays, markers }
+
+    /// Draws the parts of a geometry in `layer`; true when it has a marker (drawn or not).
+    @discardableResult
+    func draw(_ geometry: Geometry, of feature: Feature, on canvas: Canvas, projection: MapProjection, layer: Layer) -> Bool {
+        switch geometry {
+        case .point(let c) where feature.radius == nil:
+            if layer == .markers { marker(at: projection.point(for: c), feature: feature, on: canvas, scale: projection.scale) }
+            return true
+        case .multiPoint(let cs):
+            if layer == .markers {
+                for c in cs { marker(at: projection.point(for: c), feature: feature, on: canvas, scale: projection.scale) }
+            }
+            return !cs.isEmpty
+        case .geometryCollection(let parts):
+            var hasMarker = false
+            for part in parts {
+                if draw(part, of: feature, on: canvas, projection: projection, layer: layer) { hasMarker = true }
+            }
+            return hasMarker
+        default:
+            if layer == .overlays { drawOverlay(geometry, of: feature, on: canvas, projection: projection) }
+            return false
+        }
+    }
+
+    /// Lines, areas, and circles (a point with a radius in meters).
+    private func drawOverlay(_ geometry: Geometry, of feature: Feature, on canvas: Canvas, projection: MapProjection) {
         let style = feature.style, scale = projection.scale
         let stroke = (style.stroke ?? defaultStroke).withAlpha(style.strokeOpacity ?? 1)
         let strokeStyle = StrokeStyle(width: (style.strokeWidth ?? defaultStrokeWidth) * scale, cap: .round, join: .round,
@@ -140,23 +176,17 @@ public struct FeatureRenderer: Sendable {
         let fill = (style.fill ?? defaultFill).withAlpha(style.fillOpacity ?? defaultFillOpacity)
         switch geometry {
         case .point(let c):
-            if let radius = feature.radius {
-                // Not a number, or not above 0: no circle. Half the equator or more (1e300 m)
-                // reaches every point of the Earth: the whole canvas, not a ring at the antipode.
-                guard radius.isFinite || radius == .infinity, radius > 0 else { return }
-                let path: Path
-                if radius >= MercatorPoint.earthCircumference / 2 {
-                    path = .rectangle(x: -1, y: -1, width: Double(canvas.width) + 2, height: Double(canvas.height) + 2)
-                } else {
-                    path = .polygon([Geodesy.circle(center: c, radius: radius, segments: 96).map(projection.point(for:))])
-                }
-                canvas.fill(path, with: .color(fill))
-                canvas.stroke(path, with: .color(stroke), style: strokeStyle)
+            // Not a number, or not above 0: no circle. Half the equator or more (1e300 m)
+            // reaches every point of the Earth: the whole canvas, not a ring at the antipode.
+            guard let radius = feature.radius, radius.isFinite || radius == .infinity, radius > 0 else { return }
+            let path: Path
+            if radius >= MercatorPoint.earthCircumference / 2 {
+                path = .rectangle(x: -1, y: -1, width: Double(canvas.width) + 2, height: Double(canvas.height) + 2)
             } else {
-                marker(at: projection.point(for: c), feature: feature, on: canvas, scale: scale)
+                path = .polygon([Geodesy.circle(center: c, radius: radius, segments: 96).map(projection.point(for:))])
             }
-        case .multiPoint(let cs):
-            for c in cs { marker(at: projection.point(for: c), feature: feature, on: canvas, scale: scale) }
+            canvas.fill(path, with: .color(fill))
+            canvas.stroke(path, with: .color(stroke), style: strokeStyle)
         case .lineString(let cs):
             canvas.stroke(.polyline(path(cs, of: feature).map(projection.point(for:))), with: .color(stroke), style: strokeStyle)
         case .multiLineString(let lines):
@@ -165,8 +195,8 @@ public struct FeatureRenderer: Sendable {
             polygon(rings, fill: fill, stroke: stroke, style: strokeStyle, canvas: canvas, projection: projection)
         case .multiPolygon(let polygons):
             for rings in polygons { polygon(rings, fill: fill, stroke: stroke, style: strokeStyle, canvas: canvas, projection: projection) }
-        case .geometryCollection(let parts):
-            for part in parts { draw(part, of: feature, on: canvas, projection: projection) }
+        case .multiPoint, .geometryCollection:
+            break  // markers and parts: `draw`
         }
     }
 

@@ -37,6 +37,36 @@ import TileSources
         if (0..<256).contains(Int(outside.y)) { #expect(a[Int(outside.x), Int(outside.y)].alpha == 0) }
     }
 
+    /// Markers are drawn above every overlay, whatever the file order (MapKit's annotations
+    /// above its overlays): a line and a circle that come after a marker pass under it.
+    @Test func markersAreDrawnAboveLinesAndAreasWhateverTheOrder() throws {
+        let tile = TileID(containing: Coordinate(latitude: 40.786, longitude: -73.962), zoom: 16)
+        let projection = MapProjection(tile: tile)
+        let spot = Coordinate(latitude: 40.786, longitude: -73.962)
+        var marker = Feature(geometry: .point(spot))
+        marker.style.markerColor = Color(hex: "#d62728")
+        var line = Feature(geometry: .lineString([Coordinate(latitude: 40.786, longitude: -73.966), Coordinate(latitude: 40.786, longitude: -73.958)]))
+        line.style.stroke = Color(hex: "#1f5fbf")
+        line.style.strokeWidth = 8
+        var zone = Feature(geometry: .point(spot))
+        zone.radius = 40
+        zone.style.fill = Color(hex: "#2ca02c")
+        zone.style.fillOpacity = 1
+        func pixel(_ features: [Feature], at coordinate: Coordinate) throws -> Pixel {
+            let canvas = try Canvas(width: 256, height: 256)
+            FeatureRenderer().draw(features, on: canvas, projection: projection)
+            let p = projection.point(for: coordinate)
+            return canvas.makeImage()[Int(p.x), Int(p.y)]
+        }
+        let red = Pixel(Color(hex: "#d62728")!), blue = Pixel(Color(hex: "#1f5fbf")!)
+        for order in [[marker, line, zone], [zone, line, marker], [line, marker, zone]] {
+            #expect(try pixel(order, at: spot).distance(to: red) <= 2)
+        }
+        // The line itself still draws, over the zone it follows in the file.
+        let along = Coordinate(latitude: 40.786, longitude: -73.9645)
+        #expect(try pixel([marker, zone, line], at: along).distance(to: blue) <= 2)
+    }
+
     @Test func shimmerTilesJoin() async throws {
         let source = FeatureTileSource(name: "water", features: [reservoir])
         let corner = TileID(containing: Coordinate(latitude: 40.789, longitude: -73.966), zoom: 16)
