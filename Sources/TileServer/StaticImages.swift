@@ -11,7 +11,9 @@ extension TileServer {
     /// (`lon,lat[,color][,symbol]` separated by `|`), `path=` (`enc:...[,width][,color]`) and
     /// `padding=`; or POST a GeoJSON body for more than a URL holds. The image's geometry is
     /// in the `X-Snapshot-Geometry` header (without markers), and whole at the `.json` twin
-    /// (with every label drawn, the map's and the markers', text and box).
+    /// (with every label drawn, the map's and the markers', text and box). Base tiles that
+    /// could not be had now (an upstream down or stalled) leave gaps: such an image says how
+    /// many in `X-Snapshot-Unavailable-Tiles` and is sent `no-store`.
     func staticImage(_ request: HTTPRequest, map name: String, spec: Route.StaticRequest) async -> HTTPResponse {
         guard let map = maps[name] else { return .text(404, "no map \"\(name)\"") }
         let limit = options.maxStaticSide
@@ -93,8 +95,15 @@ extension TileServer {
                                                                                             ("Cache-Control", "public, max-age=60")], body: Array(snapshot.geometryJSON))))
         }
         let header = String(decoding: snapshot.geometryJSON(markers: false), as: UTF8.self)
-        return cacheable(request, HTTPResponse(status: 200, headers: [("Content-Type", format.mimeType), ("Cache-Control", "public, max-age=60"),
-                                                                   ("X-Snapshot-Geometry", header)], body: bytes))
+        let headers = [("Content-Type", format.mimeType), ("X-Snapshot-Geometry", header)]
+        if snapshot.unavailableTiles > 0 {
+            // Drawn with what could be had, as `tilekit snapshot` writes it (and exits 75): the
+            // gaps are said, and nothing may keep the image, so the next request draws it again.
+            return HTTPResponse(status: 200, headers: headers + [("Cache-Control", "no-store"),
+                                                                 ("X-Snapshot-Unavailable-Tiles", "\(snapshot.unavailableTiles) of \(snapshot.baseTileCount)")],
+                                body: bytes)
+        }
+        return cacheable(request, HTTPResponse(status: 200, headers: headers + [("Cache-Control", "public, max-age=60")], body: bytes))
     }
 }
 

@@ -44,6 +44,33 @@ import TestSupport
         #expect(metrics.contains(#"tilekit_upstream_bad_answers_total{map="remote",layer="slow"} 0"#))
     }
 
+    /// A static image over a base whose upstream is down is drawn with gaps, says how many
+    /// tiles are missing, and is not to be kept; over a base that answers, it is cacheable.
+    @Test func staticImagesSayWhichBaseTilesWereUnavailable() async throws {
+        let upstream = try TestTileServer()
+        defer { upstream.stop() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tilekit-static-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var maps = [ServedMap]()
+        for (name, path) in [("down", "/status/503/{z}/{x}/{y}.png"), ("up", "/slow/0.01/{z}/{x}/{y}.png")] {
+            let file = folder.appendingPathComponent("\(name).json")
+            try Data(#"{"name": "\#(name)", "layers": [{"id": "base", "type": "remote", "source": "\#(upstream.url(path))", "user-agent": "TileKit tests"}]}"#.utf8)
+                .write(to: file)
+            maps.append(try ServedMap(try MapProjectReader.load(file)))
+        }
+        let server = try TileServer(maps: maps)
+        let down = await server.handle(HTTPRequest(method: "GET", path: "/maps/down/static/0,0,2/300x200.png"))
+        #expect(down.status == 200 && down.header("Cache-Control") == "no-store", "\(down.status) \(down.headers)")
+        let missing = try #require(down.header("X-Snapshot-Unavailable-Tiles"))
+        let counts = missing.split(separator: " ").compactMap { Int($0) }
+        #expect(counts.count == 2 && counts[0] > 0 && counts[0] == counts[1], "\(missing)")
+        #expect(down.header("ETag") == nil && !down.body.isEmpty)
+        let up = await server.handle(HTTPRequest(method: "GET", path: "/maps/up/static/0,0,2/300x200.png"))
+        #expect(up.status == 200 && up.header("Cache-Control") == "public, max-age=60" && up.header("X-Snapshot-Unavailable-Tiles") == nil,
+                "\(up.status) \(up.headers)")
+    }
+
     /// Plain stores serve as one-layer maps named after their files, beside each other.
     @Test func plainStoresAreMapsNamedAfterTheirFiles() async throws {
         let fixture = try ProjectFixture()
