@@ -619,45 +619,55 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
         mix = {"label": label, "tiles": len(sizes), "mean_kb": round(sum(sizes) / len(sizes) / 1024, 1), "min_kb": round(sizes[0] / 1024, 1),
                "median_kb": round(sizes[len(sizes) // 2] / 1024, 1), "max_kb": round(sizes[-1] / 1024, 1), "total_mb": round(sum(sizes) / 1e6, 1),
                "made_in_s": round(time.perf_counter() - started, 1)}
-        results = {}
         # Both servers run at once (an idle one costs nothing) and each connection count is
         # measured on one, then at once on the other: on a shared machine the load drifts,
         # and a pair measured seconds apart shares more of it than two blocks of runs.
         settle()
-        port = free_port()
-        server = subprocess.Popen([f"{RELEASE}/tilekit", "serve", f"{directory}/{kind}.mbtiles", "--host", "127.0.0.1", "--port", str(port), "--quiet"],
-                                  stdout=subprocess.DEVNULL)
-        nginx, nginx_port = start_nginx(directory, upstream)
-        if like_for_like:
-            port_one = free_port()
-            server_one = subprocess.Popen([f"{RELEASE}/tilekit", "serve", f"{directory}/{kind}.mbtiles", "--host", "127.0.0.1", "--port", str(port_one),
-                                           "--threads", "1", "--quiet"], stdout=subprocess.DEVNULL)
-            nginx_two, nginx_two_port = start_nginx(directory, upstream, workers=2)
-        time.sleep(1)
-        loads = {}
         tilekit_paths = [f"/maps/{kind}/{t.z}/{t.x}/{t.y}.png" for t in tiles]
         nginx_paths = [f"/{t.z}/{t.x}/{t.y}.png" for t in tiles]
         def pair(names, ports, count, warm):
             """Two runs each, in the order TileKit, nginx, nginx, TileKit: each server runs early
-            and late, and keeps its better figures (see best_run)."""
+            and late, and keeps its better figures (see best_run). Returns both."""
             ours = lambda warm: wrk(ports[0], tilekit_paths, directory, names[0], seconds=half, connections=count, warm=warm)
             theirs = lambda warm: wrk(ports[1], nginx_paths, directory, names[1], seconds=half, connections=count, warm=warm)
             first, second, third, fourth = ours(warm), theirs(warm), theirs(False), ours(False)
-            results[(names[0], count)] = best_run(first, fourth)
-            results[(names[1], count)] = best_run(second, third)
+            return best_run(first, fourth), best_run(second, third)
+        processes, ports, loads = [], {}, {}
+        # Like-for-like pairs are measured as pairs of their own (each side's runs interleaved
+        # with the other's), not set beside another pair's runs: the load drifts between them.
+        # Each server's row shows the goal pair's figures, or for the two extra servers their
+        # pair's.
+        pairs = {}
         try:
+            def tilekit(*extra):
+                port = free_port()
+                processes.append(subprocess.Popen([f"{RELEASE}/tilekit", "serve", f"{directory}/{kind}.mbtiles", "--host", "127.0.0.1",
+                                                   "--port", str(port), "--quiet", *extra], stdout=subprocess.DEVNULL))
+                return port
+            def nginx(workers=1):
+                process, port = start_nginx(directory, upstream, workers=workers)
+                processes.append(process)
+                return port
+            ports = {"tilekit serve": tilekit(), "nginx (static files)": nginx()}
+            if like_for_like:
+                ports["tilekit serve --threads 1"] = tilekit("--threads", "1")
+                ports["nginx, 2 workers"] = nginx(workers=2)
+            time.sleep(1)
             for index, count in enumerate(connections):
                 loads[count] = round(os.getloadavg()[0], 2)
-                pair(SERVING_PAIRS["goal"], (port, nginx_port), count, index == 0)
-                if like_for_like:
-                    pair(("tilekit serve --threads 1", "nginx, 2 workers"), (port_one, nginx_two_port), count, index == 0)
-            cache = memory_cache_counts(port)
+                for pair_label, names in SERVING_PAIRS.items():
+                    if pair_label == "goal" or like_for_like:
+                        pairs[(pair_label, count)] = pair(names, (ports[names[0]], ports[names[1]]), count, index == 0)
+            cache = memory_cache_counts(ports["tilekit serve"])
         finally:
-            others = [server_one, nginx_two] if like_for_like else []
-            for process in [server, nginx, *others]:
+            for process in processes:
                 process.terminate()
-            for process in [server, nginx, *others]:
+            for process in processes:
                 process.wait()
+        results = {}
+        for (pair_label, count), pair_figures in sorted(pairs.items(), key=lambda item: item[0][0] != "goal"):  # the goal pair's first
+            for name, server_figures in zip(SERVING_PAIRS[pair_label], pair_figures):
+                results.setdefault((name, count), server_figures)
         if mapproxy and kind == "small":
             results[("MapProxy (gunicorn)", connections[0])] = serve_mapproxy(directory, f"{directory}/{kind}.mbtiles", tiles, seconds, connections[0])
         print(f"\nServing {len(tiles)} cached {label}, mean {mix['mean_kb']} KB ({mix['min_kb']}-{mix['max_kb']}), {mix['total_mb']} MB in all;"
@@ -675,7 +685,14 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
         for (name, count), (rate, p50, p99, errors) in results.items():
             runs.setdefault(name, {})[str(count)] = {"requests_per_s": rate, "p50_ms": duration_ms(p50), "p99_ms": duration_ms(p99), "errors": errors,
                                                      "load_average_1min_before": loads.get(count)}
-        record(section, kind, {"mix": mix, "runs": runs})
+        def figures(run):
+            rate, p50, p99, errors = run
+            return {"requests_per_s": rate, "p50_ms": duration_ms(p50), "p99_ms": duration_ms(p99), "errors": errors}
+        paired = {}
+        for (pair_label, count), (ours, theirs) in pairs.items():
+            paired.setdefault(pair_label, {})[str(count)] = {"tilekit": figures(ours), "nginx": figures(theirs),
+                                                             "servers": list(SERVING_PAIRS[pair_label])}
+        record(section, kind, {"mix": mix, "runs": runs, "pairs": paired})
         for count in connections:
             ours, theirs = results[("tilekit serve", count)], results[("nginx (static files)", count)]
             rate = ratio(f"serving {kind} tiles req/s at {count} connections, TileKit / nginx", ours[0] / theirs[0],
@@ -684,14 +701,15 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
                         goal=1.0 if count in (32, 256) else None, better="lower", section=section)
             goal = " (goal: req/s >= 1.0x, p99 <= 1.0x)" if count in (32, 256) else ""
             print(f"{f'ratio, {count} conns':26} {rate:8.2f}x nginx req/s, p99 {p99:.2f}x nginx's{goal}")
-            for pair, (tilekit, reference) in SERVING_PAIRS.items():
-                if pair == "goal" or (tilekit, count) not in results or (reference, count) not in results:
+            for pair_label in SERVING_PAIRS:
+                if pair_label == "goal" or (pair_label, count) not in pairs:
                     continue
-                ours, theirs = results[(tilekit, count)], results[(reference, count)]
-                rate = ratio(f"serving {kind} tiles req/s at {count} connections, {pair}: TileKit / nginx", ours[0] / theirs[0], section=section)
-                p99 = ratio(f"serving {kind} tiles p99 at {count} connections, {pair}: TileKit / nginx",
+                ours, theirs = pairs[(pair_label, count)]
+                rate = ratio(f"serving {kind} tiles req/s at {count} connections, {pair_label}: TileKit / nginx", ours[0] / theirs[0], section=section)
+                p99 = ratio(f"serving {kind} tiles p99 at {count} connections, {pair_label}: TileKit / nginx",
                             duration_ms(ours[2]) / max(duration_ms(theirs[2]), 0.001), better="lower", section=section)
-                print(f"{f'  {pair}, {count}':26} {rate:8.2f}x nginx req/s, p99 {p99:.2f}x nginx's")
+                print(f"{f'  {pair_label}, {count}':26} {rate:8.2f}x nginx req/s, p99 {p99:.2f}x nginx's"
+                      f" ({ours[0]:.0f} / {theirs[0]:.0f} req/s, p99 {ours[2]} / {theirs[2]})")
         if ("MapProxy (gunicorn)", connections[0]) in results:
             value = results[("tilekit serve", connections[0])][0] / results[("MapProxy (gunicorn)", connections[0])][0]
             ratio(f"serving {kind} tiles req/s at {connections[0]} connections, TileKit / MapProxy", value, section=section)

@@ -3,9 +3,10 @@ public import Canvas
 import TileMath
 public import Features
 
-/// Draws features onto a canvas through a projection, in the order given: polygons (with
-/// holes) filled and outlined, lines stroked, points with a `radius` as geodesic circles
-/// (round in meters at any latitude), other points as markers; titles become labels (see `LabelIndex`), drawn over every shape.
+/// Draws features onto a canvas through a projection: polygons (with holes) filled and
+/// outlined, lines stroked, points with a `radius` as geodesic circles (round in meters at
+/// any latitude), in the order given; then other points as markers, in the order given, above
+/// them all; titles become labels (see `LabelIndex`), drawn over every shape.
 /// Widths are CSS pixels, multiplied by the projection's scale.
 public struct FeatureRenderer: Sendable {
     /// Defaults for what a feature's style leaves unset (simplestyle-spec's defaults).
@@ -52,8 +53,8 @@ public struct FeatureRenderer: Sendable {
         draw(features, on: canvas, projection: projection, labels: placement.labels(intersecting: view))
     }
 
-    /// Draws the features in order, then the labels given (placed by a `LabelIndex` at the
-    /// projection's zoom, tile size and scale) over them all.
+    /// Draws the features (overlays in order, then markers in order), then the labels given
+    /// (placed by a `LabelIndex` at the projection's zoom, tile size and scale) over them all.
     public func draw(_ features: [Feature], on canvas: Canvas, projection: MapProjection, labels: [PlacedLabel]) {
         drawShapes(features, on: canvas, projection: projection)
         drawLabels(labels, on: canvas, projection: projection)
