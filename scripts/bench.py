@@ -510,6 +510,11 @@ def best_run(*runs):
             sum(r[3] for r in runs))
 
 
+def p99_ratio(ours, theirs):
+    """TileKit's p99 over the reference's, of two `wrk` results (a p99 of 0 counts as 1 µs)."""
+    return duration_ms(ours[2]) / max(duration_ms(theirs[2]), 0.001)
+
+
 def map_tile(rng, size=256):
     """Flat colours in 24 bands over fractal noise, like a rendered terrain map:
     10-20 KB as PNG."""
@@ -681,13 +686,12 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
             print(f"(the mix's {mix['total_mb']} MB do not fit TileKit's default 128 MB tile cache (--cache-mb): it kept the tiles asked for"
                   f" most, and answered {hit_share:.0%} of the requests; the rest were read from the MBTiles file)")
         mix["tilekit_cache"] = {**cache, "hit_share": round(hit_share, 3)}
-        runs = {}
-        for (name, count), (rate, p50, p99, errors) in results.items():
-            runs.setdefault(name, {})[str(count)] = {"requests_per_s": rate, "p50_ms": duration_ms(p50), "p99_ms": duration_ms(p99), "errors": errors,
-                                                     "load_average_1min_before": loads.get(count)}
         def figures(run):
             rate, p50, p99, errors = run
             return {"requests_per_s": rate, "p50_ms": duration_ms(p50), "p99_ms": duration_ms(p99), "errors": errors}
+        runs = {}
+        for (name, count), run in results.items():
+            runs.setdefault(name, {})[str(count)] = {**figures(run), "load_average_1min_before": loads.get(count)}
         paired = {}
         for (pair_label, count), (ours, theirs) in pairs.items():
             paired.setdefault(pair_label, {})[str(count)] = {"tilekit": figures(ours), "nginx": figures(theirs),
@@ -697,7 +701,7 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
             ours, theirs = results[("tilekit serve", count)], results[("nginx (static files)", count)]
             rate = ratio(f"serving {kind} tiles req/s at {count} connections, TileKit / nginx", ours[0] / theirs[0],
                          goal=1.0 if count in (32, 256) else None, section=section)
-            p99 = ratio(f"serving {kind} tiles p99 at {count} connections, TileKit / nginx", duration_ms(ours[2]) / max(duration_ms(theirs[2]), 0.001),
+            p99 = ratio(f"serving {kind} tiles p99 at {count} connections, TileKit / nginx", p99_ratio(ours, theirs),
                         goal=1.0 if count in (32, 256) else None, better="lower", section=section)
             goal = " (goal: req/s >= 1.0x, p99 <= 1.0x)" if count in (32, 256) else ""
             print(f"{f'ratio, {count} conns':26} {rate:8.2f}x nginx req/s, p99 {p99:.2f}x nginx's{goal}")
@@ -707,7 +711,7 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
                 ours, theirs = pairs[(pair_label, count)]
                 rate = ratio(f"serving {kind} tiles req/s at {count} connections, {pair_label}: TileKit / nginx", ours[0] / theirs[0], section=section)
                 p99 = ratio(f"serving {kind} tiles p99 at {count} connections, {pair_label}: TileKit / nginx",
-                            duration_ms(ours[2]) / max(duration_ms(theirs[2]), 0.001), better="lower", section=section)
+                            p99_ratio(ours, theirs), better="lower", section=section)
                 print(f"{f'  {pair_label}, {count}':26} {rate:8.2f}x nginx req/s, p99 {p99:.2f}x nginx's"
                       f" ({ours[0]:.0f} / {theirs[0]:.0f} req/s, p99 {ours[2]} / {theirs[2]})")
         if ("MapProxy (gunicorn)", connections[0]) in results:
