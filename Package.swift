@@ -45,14 +45,14 @@ let package = Package(
         .target(name: "CTIFFReader", dependencies: ["CTIFF"]),  // variadic TIFFGetField, libtiff's stderr handler
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),  // variadic MHD_start_daemon
         .target(name: "CMallocLimit"),  // libFuzzer's -malloc_limit_mb for the fuzz replay (malloc in front of glibc's)
-        .target(name: "CPixelLoops"),  // the pyramid's resampling and averaging loops, vectorized by clang
+        .target(name: "CPixelLoops"),  // the pyramid's resampling and averaging loops and the coverage raster's compositing, vectorized
 
         // Pure Swift tile math: coordinates, tiles, geodesy, encoded polylines.
         .target(name: "TileMath"),
         // Colours (sRGB, straight alpha; hex and CSS names), pure Swift: Features names them without cairo.
         .target(name: "Colors"),
         // Images and drawing over cairo, pango and the codecs; re-exports Colors.
-        .target(name: "Canvas", dependencies: ["TileMath", "Colors", "CCairo", "CPango", "CPNGCodec", "CDeflate", "CISAL", "CTurboJPEG", "CWebP", "CJPEGReader", "CTIFFReader"]),
+        .target(name: "Canvas", dependencies: ["TileMath", "Colors", "CCairo", "CPango", "CPNGCodec", "CDeflate", "CISAL", "CTurboJPEG", "CWebP", "CJPEGReader", "CTIFFReader", "CPixelLoops"]),
         // MBTiles 1.3 files over SQLite (the only importer of CSQLite).
         .target(name: "MBTiles", dependencies: ["TileMath", "CSQLite", "Compression"]),
         // gzip through zlib (the only importer of CZlib).
