@@ -212,7 +212,13 @@ public final class TileServer: Sendable {
     func finish(_ request: HTTPRequest, route: String, started: ContinuousClock.Instant, _ response: HTTPResponse,
                 cors: String?) -> HTTPResponse {
         var response = response
-        if let origin = cors { response.headers.append(("Access-Control-Allow-Origin", origin)) }
+        if let origin = cors {
+            response.headers.append(("Access-Control-Allow-Origin", origin))
+            // A page's script reads only CORS-safelisted headers unless told: a static image's
+            // geometry and missing-tile count are for scripts.
+            let exposed = response.headers.map(\.0).filter { $0.hasPrefix("X-Snapshot-") }
+            if !exposed.isEmpty { response.headers.append(("Access-Control-Expose-Headers", exposed.joined(separator: ", "))) }
+        }
         let seconds = (ContinuousClock.now - started).seconds
         metrics.record(route: route, status: response.status, seconds: seconds)
         if let log = options.accessLog {

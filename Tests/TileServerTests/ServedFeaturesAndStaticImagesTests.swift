@@ -47,6 +47,9 @@ import TileMath
         try await ProjectFixture.withServer(Self.limits) { server in
             let image = await server.get(Self.markedCenter, query: Self.blueMarker)
             #expect(image.header("X-Snapshot-Geometry")?.contains("\"zoom\":15") == true)
+            // Maps allow any origin by default: a page's script may read the geometry too.
+            #expect(image.header("Access-Control-Allow-Origin") == "*")
+            #expect(image.header("Access-Control-Expose-Headers") == "X-Snapshot-Geometry")
         }
     }
 

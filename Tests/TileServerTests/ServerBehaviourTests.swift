@@ -66,6 +66,7 @@ import TestSupport
         let counts = missing.split(separator: " ").compactMap { Int($0) }
         #expect(counts.count == 2 && counts[0] > 0 && counts[0] == counts[1], "\(missing)")
         #expect(down.header("ETag") == nil && !down.body.isEmpty)
+        #expect(down.header("Access-Control-Expose-Headers") == "X-Snapshot-Geometry, X-Snapshot-Unavailable-Tiles")
         let up = await server.handle(HTTPRequest(method: "GET", path: "/maps/up/static/0,0,2/300x200.png"))
         #expect(up.status == 200 && up.header("Cache-Control") == "public, max-age=60" && up.header("X-Snapshot-Unavailable-Tiles") == nil,
                 "\(up.status) \(up.headers)")
