@@ -176,7 +176,8 @@ final class CoverageRaster: @unchecked Sendable {
     }
 }
 
-/// The cells of a row that edges touched; `empty` until one does.
+/// The cells of a row that edges touched; `empty` until one does. tk_coverage.c reads and
+/// writes these as pairs of int32 (`tk_region.spans`): keep the two fields, in this order.
 struct RowSpan {
     var first: Int32
     var last: Int32
