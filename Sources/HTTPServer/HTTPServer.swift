@@ -273,9 +273,11 @@ public final class HTTPServer: Sendable {
     private static func begin(_ exchange: Exchange, _ watched: WatchedConnection, path: String, _ connection: OpaquePointer,
                               _ context: Context) -> MHD_Result {
         context.watch.setDeadline(watched, after: nil)
-        let request = HTTPRequest(method: exchange.head?.method ?? "GET", path: path,
-                                  query: values(connection, MHDConstants.arguments, decode: true),
-                                  headers: values(connection, MHDConstants.headers, decode: false), body: exchange.body)
+        // The head holds the headers already (read once, in `head`), and a target without
+        // `?` has no arguments: libmicrohttpd is asked again only for a query.
+        let headers = exchange.head.map(Self.lookup) ?? values(connection, MHDConstants.headers, decode: false)
+        let query = exchange.target.utf8.contains(UInt8(ascii: "?")) ? values(connection, MHDConstants.arguments, decode: true) : [:]
+        let request = HTTPRequest(method: exchange.head?.method ?? "GET", path: path, query: query, headers: headers, body: exchange.body)
         exchange.body = []
         if let fast = context.fast, let response = fast(request) { return queue(response, on: connection, context) }
         if context.stopping.load(ordering: .acquiring) {
@@ -410,6 +412,13 @@ public final class HTTPServer: Sendable {
             return MHDConstants.yes
         }, Unmanaged.passUnretained(collector).toOpaque())
         return collector.headers
+    }
+
+    /// The head's headers by lowercased name, the last of a repeated one winning (as `values`).
+    private static func lookup(_ head: RequestHead) -> [String: String] {
+        var headers = [String: String](minimumCapacity: head.headers.count)
+        for (name, value) in head.headers { headers[name.lowercased()] = value }
+        return headers
     }
 
     /// Headers or query arguments of the request. Query values arrive still encoded (the

@@ -415,9 +415,12 @@ public enum MapProjectReader {
 
     /// Names that can be a URL segment as they are.
     public static func isURLName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 64 && name.utf8.allSatisfy { c in
-            (48...57).contains(c) || (65...90).contains(c) || (97...122).contains(c) || c == 45 || c == 95  // 0-9 A-Z a-z - _
-        }
+        !name.isEmpty && name.utf8.count <= 64 && name.utf8.allSatisfy(isURLNameByte)
+    }
+
+    /// 0-9 A-Z a-z - _
+    public static func isURLNameByte(_ c: UInt8) -> Bool {
+        (48...57).contains(c) || (65...90).contains(c) || (97...122).contains(c) || c == 45 || c == 95
     }
 
     static func editDistance(_ a: String, _ b: String) -> Int {

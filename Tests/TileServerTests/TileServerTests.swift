@@ -94,6 +94,45 @@ extension HTTPResponse {
         }
     }
 
+    /// The byte-level reader of plain tile paths gives the segment parser's route, or leaves
+    /// the path to it: for written cases and for 50,000 seeded paths pieced from fragments of
+    /// good and bad ones (a third with a fragment spliced in).
+    @Test func plainTilePathsParseAsTheSegmentParserParsesThem() throws {
+        for path in ["/maps/park/15/9650/12314@2x.webp", "/maps/small/16/19311/24616.png", "/maps/a-b_C9/0/0/0.JPEG",
+                     "/maps/park/30/1073741823/0.png", "/maps/park/3/007/1.jpeg", "/maps/park/1/0/1@3x.jpg",
+                     "/maps/\(String(repeating: "m", count: 64))/1/1/1.png"] {
+            let plain = try #require(Route.plainTile(path), "\(path)")
+            #expect(try plain == Route.parseSegments(path), "\(path)")
+        }
+        for path in ["/maps/park/layers/pins/3/1/2.jpg", "/maps/park/1/0/0@+2x.png", "/maps/park/1/0/0@02x.png", "/maps/park/99/0/0.png",
+                     "/maps/park/3/8/0.png", "/maps/park/1/0/0.png%00", "/maps/p%C3%A4rk/1/0/0.png", "/maps/park/1/0/00000000000.png",
+                     "/maps/\(String(repeating: "m", count: 65))/1/1/1.png", "/maps/park/1/0/0.png/extra", "/maps/park/1/0/0.tar.gz",
+                     "/maps/park/1/0/0.", "/maps/park/1/0/0@2x", "/maps//1/0/0.png", "/maps/park/1/0/0.gif", "/maps/park/static/1/0/0.png",
+                     "/maps/park/1/0/0.png?x=1", "/maps/park/-1/0/0.png", "/maps/park/1/0/0.pngx", "/Maps/park/1/0/0.png"] {
+            #expect(Route.plainTile(path) == nil, "\(path)")
+        }
+        let names = ["park", "p-1_Z", "", "..", "%2e", "layers", "static", "é", "a b", String(repeating: "m", count: 65)]
+        let numbers = ["0", "1", "7", "007", "15", "30", "31", "1073741823", "1073741824", "99999999999", "-1", "+1", "", "1.5", "%31"]
+        let scales = ["", "", "", "@2x", "@3x", "@4x", "@+2x", "@2", "@", "x"]
+        let extensions = [".png", ".PNG", ".jpg", ".jpeg", ".webp", ".json", ".gif", ".", "", ".png.png", ".png/", ".png?x=1", ".p\u{0}g"]
+        let fragments = ["/", "/maps/", "maps", "park", "..", ".", "%2e", "%2C", "@2x", "x", ".png", "0", "30", "1073741824", "\\", "\u{0}", "?"]
+        var random = SeededRandom(seed: 1689)
+        func pick(_ items: [String]) -> String { items[Int(random.next() % UInt64(items.count))] }
+        var plainCount = 0
+        for _ in 0..<50_000 {
+            var path = "/maps/\(pick(names))/\(pick(numbers))/\(pick(numbers))/\(pick(numbers))\(pick(scales))\(pick(extensions))"
+            // Now and then a fragment spliced in anywhere.
+            if random.next() % 3 == 0 {
+                let at = path.index(path.startIndex, offsetBy: Int(random.next() % UInt64(path.count + 1)))
+                path.insert(contentsOf: pick(fragments), at: at)
+            }
+            guard let plain = Route.plainTile(path) else { continue }
+            plainCount += 1
+            #expect(try plain == Route.parseSegments(path), "\(path)")
+        }
+        #expect(plainCount > 100)
+    }
+
     @Test(arguments: [
         ("/maps/park/../../etc/passwd", 400), ("/maps/park/%2e%2e/x", 400), ("/maps/%2E%2E%2Fetc/1/0/0.png", 400),
         ("/maps/park/1/0/0.png%00", 400), ("/maps/park/99/0/0.png", 400), ("/maps/park/3/8/0.png", 400),
