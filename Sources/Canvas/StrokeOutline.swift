@@ -46,25 +46,22 @@ enum StrokeOutline {
                 continue
             }
             if !exact {
-                guard let left = side(points, closed: subpath.closed, radius: radius, cap: style.cap, overlapping: true),
-                      let right = side(Array(points.reversed()), closed: subpath.closed, radius: radius, cap: style.cap, overlapping: true)
-                else { return nil }
-                overlapping += subpath.closed ? [left, right] : [left + right]
+                guard let contours = outline(points, closed: subpath.closed, radius: radius, endCap: style.cap, startCap: style.cap,
+                                             overlapping: true) else { return nil }
+                overlapping += contours
                 continue
             }
             guard points.count <= Subpath.maximumSegments else { return nil }
             if subpath.closed {
                 guard Subpath.separated([subpath], reach: reach, otherSubpathReach: reach),
-                      let left = side(points, closed: true, radius: radius, cap: style.cap),
-                      let right = side(Array(points.reversed()), closed: true, radius: radius, cap: style.cap) else { return nil }
-                pieces.append(CoverageRaster.Piece(contours: [left, right]))
+                      let contours = outline(points, closed: true, radius: radius, endCap: style.cap, startCap: style.cap) else { return nil }
+                pieces.append(CoverageRaster.Piece(contours: contours))
                 continue
             }
             for run in runs(points, radius: radius, reach: reach) {
-                guard let left = side(run.points, closed: false, radius: radius, cap: run.endCap ?? style.cap),
-                      let right = side(Array(run.points.reversed()), closed: false, radius: radius, cap: run.startCap ?? style.cap)
-                else { return nil }
-                pieces.append(CoverageRaster.Piece(contours: [left + right], overlapsPrevious: run.overlap))
+                guard let contours = outline(run.points, closed: false, radius: radius, endCap: run.endCap ?? style.cap,
+                                             startCap: run.startCap ?? style.cap) else { return nil }
+                pieces.append(CoverageRaster.Piece(contours: contours, overlapsPrevious: run.overlap))
             }
         }
         if !exact { return [CoverageRaster.Piece(contours: pieces.flatMap(\.contours) + overlapping)] }
@@ -136,38 +133,59 @@ enum StrokeOutline {
         return true
     }
 
-    /// One side of the stroke, offset to the left of the direction of travel (+90°), with its
-    /// joins, and for an open path the cap at its far end.
-    /// nil when an inside turn is too sharp for its segments' lengths (the outline would overlap).
-    private static func side(_ points: [PixelPoint], closed: Bool, radius: Double, cap: StrokeStyle.Cap,
-                             overlapping: Bool = false) -> [PixelPoint]? {
-        let count = points.count
-        let segments = closed ? count : count - 1
-        var directions = [PixelPoint](), lengths = [Double]()
-        directions.reserveCapacity(segments)
-        lengths.reserveCapacity(segments)
-        for index in 0..<segments {
-            let a = points[index], b = points[(index + 1) % count]
-            let length = Subpath.length(b.x - a.x, b.y - a.y)
-            directions.append(PixelPoint(x: (b.x - a.x) / length, y: (b.y - a.y) / length))
-            lengths.append(length)
+    /// Both sides of a line: an open line's outline as one contour (out along one side and
+    /// its end cap, back along the other and its start cap), a closed line's as two rings.
+    /// nil when an inside turn is too sharp for its segments' lengths (see `side`).
+    private static func outline(_ points: [PixelPoint], closed: Bool, radius: Double, endCap: StrokeStyle.Cap,
+                                startCap: StrokeStyle.Cap, overlapping: Bool = false) -> [[PixelPoint]]? {
+        var left = [PixelPoint]()
+        left.reserveCapacity((closed ? 1 : 2) * (2 * points.count + 8))
+        guard side(points, backward: false, closed: closed, radius: radius, cap: endCap, overlapping: overlapping, into: &left) else { return nil }
+        if !closed {
+            guard side(points, backward: true, closed: false, radius: radius, cap: startCap, overlapping: overlapping, into: &left) else { return nil }
+            return [left]
         }
-        var out = [PixelPoint]()
-        out.reserveCapacity(segments * 2 + 8)
+        var right = [PixelPoint]()
+        right.reserveCapacity(2 * points.count + 8)
+        guard side(points, backward: true, closed: true, radius: radius, cap: startCap, overlapping: overlapping, into: &right) else { return nil }
+        return [left, right]
+    }
+
+    /// One side of the stroke, offset to the left of the direction of travel (+90°), with its
+    /// joins, and for an open path the cap at its far end, appended to `out`; walked from the
+    /// last point back to the first when `backward` (the other side). Each segment's direction
+    /// is made as the walk reaches it: a side allocates nothing of its own (the arrays of
+    /// directions, lengths and reversed points it once made were a tenth of a dense tile's time
+    /// in malloc and reference counting, with the rest of the stroke path's).
+    /// false when an inside turn is too sharp for its segments' lengths (the outline would overlap).
+    private static func side(_ points: [PixelPoint], backward: Bool, closed: Bool, radius: Double, cap: StrokeStyle.Cap,
+                             overlapping: Bool, into out: inout [PixelPoint]) -> Bool {
+        let count = points.count
+        func point(_ k: Int) -> PixelPoint { points[backward ? count - 1 - k : k] }
+        /// From point k to the next (the first, after the last of a ring): unit direction and length.
+        func segment(_ k: Int) -> (direction: PixelPoint, length: Double) {
+            let a = point(k), b = point((k + 1) % count)
+            let length = Subpath.length(b.x - a.x, b.y - a.y)
+            return (PixelPoint(x: (b.x - a.x) / length, y: (b.y - a.y) / length), length)
+        }
+        var before = segment(closed ? count - 1 : 0)
         if closed {
             for index in 0..<count {
-                let before = (index + count - 1) % count
-                guard join(at: points[index], from: directions[before], to: directions[index],
-                           lengths: (lengths[before], lengths[index]), radius: radius, overlapping: overlapping, into: &out) else { return nil }
+                let next = segment(index)
+                guard join(at: point(index), from: before.direction, to: next.direction, lengths: (before.length, next.length),
+                           radius: radius, overlapping: overlapping, into: &out) else { return false }
+                before = next
             }
-            return out
+            return true
         }
-        out.append(points[0].offset(directions[0], by: radius))
+        out.append(point(0).offset(before.direction, by: radius))
         for index in 1..<(count - 1) {
-            guard join(at: points[index], from: directions[index - 1], to: directions[index],
-                       lengths: (lengths[index - 1], lengths[index]), radius: radius, overlapping: overlapping, into: &out) else { return nil }
+            let next = segment(index)
+            guard join(at: point(index), from: before.direction, to: next.direction, lengths: (before.length, next.length),
+                       radius: radius, overlapping: overlapping, into: &out) else { return false }
+            before = next
         }
-        let end = points[count - 1], d = directions[segments - 1], normal = PixelPoint(x: -d.y, y: d.x)
+        let end = point(count - 1), d = before.direction, normal = PixelPoint(x: -d.y, y: d.x)
         out.append(end.offset(d, by: radius))
         switch cap {
         case .butt: break
@@ -176,7 +194,7 @@ enum StrokeOutline {
             out.append(PixelPoint(x: end.x + (normal.x + d.x) * radius, y: end.y + (normal.y + d.y) * radius))
             out.append(PixelPoint(x: end.x + (d.x - normal.x) * radius, y: end.y + (d.y - normal.y) * radius))
         }
-        return out
+        return true
     }
 
     /// This side's points at a vertex between two segments: inside a turn, the point where
