@@ -207,8 +207,9 @@ public final class HTTPServer: Sendable {
         guard let cls, let connection, let state, let uploadSize, let existing = state.pointee else { return MHDConstants.no }
         let context = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue()
         let exchange = Unmanaged<Exchange>.fromOpaque(existing).takeUnretainedValue()
-        guard let watched = exchange.watched else {
-            return head(exchange, connection, context, method: method, version: version)
+        // `head` sets both, once the head is accepted.
+        guard let watched = exchange.watched, let head = exchange.head else {
+            return HTTPServer.head(exchange, connection, context, method: method, version: version)
         }
         if uploadSize.pointee > 0 {
             let size = uploadSize.pointee
@@ -227,7 +228,7 @@ public final class HTTPServer: Sendable {
         }
         if exchange.refused { return MHDConstants.no }  // its 413 is sent: close
         if exchange.started { return deliverOrSuspend(exchange, watched, connection, context) }  // resumed: the answer is there
-        return begin(exchange, watched, path: url.map { String(cString: $0) } ?? "/", connection, context)
+        return begin(exchange, head, watched, path: url.map { String(cString: $0) } ?? "/", connection, context)
     }
 
     /// The first call: the request line and headers are complete; the body is not read yet.
@@ -270,14 +271,13 @@ public final class HTTPServer: Sendable {
     }
 
     /// The last call of a request: answer now (fast) or start the handler and suspend.
-    private static func begin(_ exchange: Exchange, _ watched: WatchedConnection, path: String, _ connection: OpaquePointer,
-                              _ context: Context) -> MHD_Result {
+    private static func begin(_ exchange: Exchange, _ head: RequestHead, _ watched: WatchedConnection, path: String,
+                              _ connection: OpaquePointer, _ context: Context) -> MHD_Result {
         context.watch.setDeadline(watched, after: nil)
         // The head holds the headers already (read once, in `head`), and a target without
         // `?` has no arguments: libmicrohttpd is asked again only for a query.
-        let headers = exchange.head.map(Self.lookup) ?? values(connection, MHDConstants.headers, decode: false)
-        let query = exchange.target.utf8.contains(UInt8(ascii: "?")) ? values(connection, MHDConstants.arguments, decode: true) : [:]
-        let request = HTTPRequest(method: exchange.head?.method ?? "GET", path: path, query: query, headers: headers, body: exchange.body)
+        let query = exchange.target.utf8.contains(UInt8(ascii: "?")) ? arguments(connection) : [:]
+        let request = HTTPRequest(method: head.method, path: path, query: query, headers: lookup(head), body: exchange.body)
         exchange.body = []
         if let fast = context.fast, let response = fast(request) { return queue(response, on: connection, context) }
         if context.stopping.load(ordering: .acquiring) {
@@ -414,31 +414,25 @@ public final class HTTPServer: Sendable {
         return collector.headers
     }
 
-    /// The head's headers by lowercased name, the last of a repeated one winning (as `values`).
+    /// The head's headers by lowercased name, the last of a repeated one winning.
     private static func lookup(_ head: RequestHead) -> [String: String] {
         var headers = [String: String](minimumCapacity: head.headers.count)
         for (name, value) in head.headers { headers[name.lowercased()] = value }
         return headers
     }
 
-    /// Headers or query arguments of the request. Query values arrive still encoded (the
+    /// The query arguments of the request. They arrive still encoded (the
     /// shim keeps them so) and are decoded here, `+` as a space.
-    private static func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind, decode: Bool) -> [String: String] {
-        final class Collector { var values = [String: String](); var decode = false }
+    private static func arguments(_ connection: OpaquePointer) -> [String: String] {
+        final class Collector { var values = [String: String]() }
         let collector = Collector()
-        collector.decode = decode
         let pointer = Unmanaged.passUnretained(collector).toOpaque()
-        _ = MHD_get_connection_values(connection, kind, { cls, _, key, value in
+        _ = MHD_get_connection_values(connection, MHDConstants.arguments, { cls, _, key, value in
             guard let cls, let key else { return MHDConstants.yes }
             let collector = Unmanaged<Collector>.fromOpaque(cls).takeUnretainedValue()
-            var name = String(cString: key), text = value.map { String(cString: $0) } ?? ""
-            if collector.decode {
-                name = name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name
-                text = text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? text
-            } else {
-                name = name.lowercased()
-            }
-            collector.values[name] = text
+            let name = String(cString: key), text = value.map { String(cString: $0) } ?? ""
+            collector.values[name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name] =
+                text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? text
             return MHDConstants.yes
         }, pointer)
         return collector.values

@@ -102,7 +102,7 @@ public enum Route: Equatable, Sendable {
             guard skip("."), (1...4).contains(count - i),
                   bytes[i...].allSatisfy({ ($0 | 0x20) >= 97 && ($0 | 0x20) <= 122 }),
                   let format = ImageFormat(name: String(decoding: UnsafeBufferPointer(rebasing: bytes[i...]), as: UTF8.self)),
-                  z <= TileID.maxZoom, x < 1 << z, y < 1 << z else { return nil }
+                  TileID.isValid(z: z, x: x, y: y) else { return nil }
             return .tile(map: map, layer: nil, TileID(z: z, x: x, y: y), scale: scale, format: format)
         }
         return found ?? nil
