@@ -477,16 +477,47 @@ def duration_ms(text):
     raise ValueError(f"wrk latency {text!r}: no known unit")
 
 
-def wrk(port, paths, directory, name, seconds=10, connections=32, warm=True):
-    """wrk on the paths in a shuffled cycle; requests/s, latency and errors."""
+def process_cpu_seconds(pid):
+    """CPU seconds (user and system) used so far by a process's threads and its children's
+    (nginx's workers are its master's children); 0 for a process that is gone."""
+    total, ticks = 0, os.sysconf("SC_CLK_TCK")
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            children = [int(c) for c in f.read().split()]
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / ticks
+    except (FileNotFoundError, ProcessLookupError):
+        return 0
+    return total + sum(process_cpu_seconds(child) for child in children)
+
+
+def machine_busy_and_total():
+    """Jiffies the CPUs were busy and in all since boot (idle and iowait are not busy)."""
+    with open("/proc/stat") as f:
+        values = [int(v) for v in f.readline().split()[1:]]
+    return sum(values) - values[3] - values[4], sum(values)
+
+
+# Where the cores went during `wrk` runs given a `watch` (a key and the server's pid): a
+# list a run under each key. The serving section sets them beside its ratios.
+CPU_SHARES = {}
+
+
+def wrk(port, paths, directory, name, seconds=10, connections=32, warm=True, watch=None):
+    """wrk on the paths in a shuffled cycle; requests/s, latency and errors. With `watch`,
+    also where the two cores went during the run (see CPU_SHARES)."""
     script = f"{directory}/{name}.lua"
     with open(script, "w") as f:
         f.write("local paths = {" + ",".join(f'"{p}"' for p in paths) + "}\nlocal i = 0\n"
                 "request = function()\n  i = i % #paths + 1\n  return wrk.format(\"GET\", paths[i])\nend\n")
     if warm:
         subprocess.run(["wrk", "-t2", "-c8", "-d2s", "-s", script, f"http://127.0.0.1:{port}"], capture_output=True)
+    server_before, wrk_before, machine_before = process_cpu_seconds(watch[1]) if watch else 0, resource.getrusage(resource.RUSAGE_CHILDREN), machine_busy_and_total()
     out = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", script, f"http://127.0.0.1:{port}"],
                          check=True, capture_output=True, text=True).stdout
+    server_after, wrk_after, machine_after = process_cpu_seconds(watch[1]) if watch else 0, resource.getrusage(resource.RUSAGE_CHILDREN), machine_busy_and_total()
     def grab(prefix):
         for line in out.splitlines():
             if line.strip().startswith(prefix):
@@ -499,6 +530,14 @@ def wrk(port, paths, directory, name, seconds=10, connections=32, warm=True):
         errors += int(line[-1])
     if (line := grab("Socket errors:")):
         errors += sum(int(part.strip(",")) for part in line[3::2])
+    if watch:
+        requests = max(1.0, rate * seconds)
+        wrk_seconds = (wrk_after.ru_utime + wrk_after.ru_stime) - (wrk_before.ru_utime + wrk_before.ru_stime)
+        busy, total = machine_after[0] - machine_before[0], machine_after[1] - machine_before[1]
+        CPU_SHARES.setdefault(watch[0], []).append({
+            "idle_share": round(1 - busy / max(1, total), 3),
+            "server_cpu_us_per_request": round((server_after - server_before) / requests * 1e6, 1),
+            "wrk_cpu_us_per_request": round(wrk_seconds / requests * 1e6, 1)})
     return rate, p50, p99, errors
 
 
@@ -597,6 +636,14 @@ def settle(most=15.0):
             return
 
 
+def cpu_share(kind, pair_label, count, side):
+    """The mean of a server's runs in CPU_SHARES: the share of both cores left idle, and the
+    CPU time a request took in the server and in wrk."""
+    runs = CPU_SHARES.get((kind, pair_label, count, side), [])
+    return {key: round(sum(r[key] for r in runs) / max(1, len(runs)), 3 if key == "idle_share" else 1)
+            for key in ("idle_share", "server_cpu_us_per_request", "wrk_cpu_us_per_request")}
+
+
 def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section="serving", like_for_like=True):
     """Cached tiles over HTTP with wrk (2 threads) on a shuffled mix of the same 1,657 tiles
     at each connection count: `tilekit serve` from an MBTiles file beside nginx (one worker)
@@ -630,14 +677,16 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
         settle()
         tilekit_paths = [f"/maps/{kind}/{t.z}/{t.x}/{t.y}.png" for t in tiles]
         nginx_paths = [f"/{t.z}/{t.x}/{t.y}.png" for t in tiles]
-        def pair(names, ports, count, warm):
+        def pair(names, ports, count, warm, label):
             """Two runs each, in the order TileKit, nginx, nginx, TileKit: each server runs early
             and late, and keeps its better figures (see best_run). Returns both."""
-            ours = lambda warm: wrk(ports[0], tilekit_paths, directory, names[0], seconds=half, connections=count, warm=warm)
-            theirs = lambda warm: wrk(ports[1], nginx_paths, directory, names[1], seconds=half, connections=count, warm=warm)
+            ours = lambda warm: wrk(ports[0], tilekit_paths, directory, names[0], seconds=half, connections=count, warm=warm,
+                                    watch=((kind, label, count, 0), pids[ports[0]]))
+            theirs = lambda warm: wrk(ports[1], nginx_paths, directory, names[1], seconds=half, connections=count, warm=warm,
+                                      watch=((kind, label, count, 1), pids[ports[1]]))
             first, second, third, fourth = ours(warm), theirs(warm), theirs(False), ours(False)
             return best_run(first, fourth), best_run(second, third)
-        processes, ports, loads = [], {}, {}
+        processes, ports, loads, pids = [], {}, {}, {}
         # Like-for-like pairs are measured as pairs of their own (each side's runs interleaved
         # with the other's), not set beside another pair's runs: the load drifts between them.
         # Each server's row shows the goal pair's figures, or for the two extra servers their
@@ -648,10 +697,12 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
                 port = free_port()
                 processes.append(subprocess.Popen([f"{RELEASE}/tilekit", "serve", f"{directory}/{kind}.mbtiles", "--host", "127.0.0.1",
                                                    "--port", str(port), "--quiet", *extra], stdout=subprocess.DEVNULL))
+                pids[port] = processes[-1].pid
                 return port
             def nginx(workers=1):
                 process, port = start_nginx(directory, upstream, workers=workers)
                 processes.append(process)
+                pids[port] = process.pid
                 return port
             ports = {"tilekit serve": tilekit(), "nginx (static files)": nginx()}
             if like_for_like:
@@ -662,7 +713,7 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
                 loads[count] = round(os.getloadavg()[0], 2)
                 for pair_label, names in SERVING_PAIRS.items():
                     if pair_label == "goal" or like_for_like:
-                        pairs[(pair_label, count)] = pair(names, (ports[names[0]], ports[names[1]]), count, index == 0)
+                        pairs[(pair_label, count)] = pair(names, (ports[names[0]], ports[names[1]]), count, index == 0, pair_label)
             cache = memory_cache_counts(ports["tilekit serve"])
         finally:
             for process in processes:
@@ -694,7 +745,8 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
             runs.setdefault(name, {})[str(count)] = {**figures(run), "load_average_1min_before": loads.get(count)}
         paired = {}
         for (pair_label, count), (ours, theirs) in pairs.items():
-            paired.setdefault(pair_label, {})[str(count)] = {"tilekit": figures(ours), "nginx": figures(theirs),
+            paired.setdefault(pair_label, {})[str(count)] = {"tilekit": {**figures(ours), "cpu": cpu_share(kind, pair_label, count, 0)},
+                                                             "nginx": {**figures(theirs), "cpu": cpu_share(kind, pair_label, count, 1)},
                                                              "servers": list(SERVING_PAIRS[pair_label])}
         record(section, kind, {"mix": mix, "runs": runs, "pairs": paired})
         for count in connections:
@@ -705,6 +757,10 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
                         goal=1.0 if count in (32, 256) else None, better="lower", section=section)
             goal = " (goal: req/s >= 1.0x, p99 <= 1.0x)" if count in (32, 256) else ""
             print(f"{f'ratio, {count} conns':26} {rate:8.2f}x nginx req/s, p99 {p99:.2f}x nginx's{goal}")
+            ours_cpu, theirs_cpu = cpu_share(kind, "goal", count, 0), cpu_share(kind, "goal", count, 1)
+            print(f"{'  where the cores went':26} idle {ours_cpu['idle_share']:.0%} / {theirs_cpu['idle_share']:.0%};"
+                  f" server CPU a request {ours_cpu['server_cpu_us_per_request']} / {theirs_cpu['server_cpu_us_per_request']} µs;"
+                  f" wrk's {ours_cpu['wrk_cpu_us_per_request']} / {theirs_cpu['wrk_cpu_us_per_request']} µs (TileKit / nginx)")
             for pair_label in SERVING_PAIRS:
                 if pair_label == "goal" or (pair_label, count) not in pairs:
                     continue
