@@ -505,13 +505,16 @@ def machine_busy_and_total():
 CPU_SHARES = {}
 
 
-def wrk(port, paths, directory, name, seconds=10, connections=32, warm=True, watch=None):
+def wrk(port, paths, directory, name, seconds=10, connections=32, warm=True, watch=None, pause_ms=None):
     """wrk on the paths in a shuffled cycle; requests/s, latency and errors. With `watch`,
-    also where the two cores went during the run (see CPU_SHARES)."""
-    script = f"{directory}/{name}.lua"
+    also where the two cores went during the run (see CPU_SHARES); with `pause_ms`, each
+    connection waits that long after a reply before its next request (wrk's `delay`)."""
+    script = f"{directory}/{name}{'-paused' if pause_ms else ''}.lua"
     with open(script, "w") as f:
         f.write("local paths = {" + ",".join(f'"{p}"' for p in paths) + "}\nlocal i = 0\n"
                 "request = function()\n  i = i % #paths + 1\n  return wrk.format(\"GET\", paths[i])\nend\n")
+        if pause_ms:
+            f.write(f"delay = function()\n  return {pause_ms}\nend\n")
     if warm:
         subprocess.run(["wrk", "-t2", "-c8", "-d2s", "-s", script, f"http://127.0.0.1:{port}"], capture_output=True)
     server_before, wrk_before, machine_before = process_cpu_seconds(watch[1]) if watch else 0, resource.getrusage(resource.RUSAGE_CHILDREN), machine_busy_and_total()
@@ -612,7 +615,12 @@ SERVERS = ["tilekit serve", "nginx (static files)", "tilekit serve --threads 1",
 # and, beside it, each side's match in threads: the two like-for-like pairs show what
 # the goal pair's ratios owe to the thread counts (wrk's two threads share the two cores).
 SERVING_PAIRS = {"goal": ("tilekit serve", "nginx (static files)"), "1 thread each": ("tilekit serve --threads 1", "nginx (static files)"),
-                 "2 threads each": ("tilekit serve", "nginx, 2 workers")}
+                 "2 threads each": ("tilekit serve", "nginx, 2 workers"), "equal load": ("tilekit serve", "nginx (static files)")}
+# The goal pair again at the first connection count with each connection pausing after a
+# reply (ms, by mix: a large tile takes longer): both servers then answer about the same
+# requests a second with the cores not full, so the p99 is the servers' own and not wrk's
+# wait for a core (no goal).
+SERVING_PAUSES = {"equal load": {"small": 1, "large": 3}}
 SERVING_MIXES = {"small": "10-20 KB tiles (flat map colours)", "large": "~120 KB tiles (photo-like grain)"}
 
 
@@ -650,7 +658,8 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
     from the folder, on a small-tile and a large-tile mix; and MapProxy (gunicorn, 2
     workers) from the same MBTiles file through its TMS service, on the small mix at the
     first connection count. With `like_for_like`, also `tilekit serve --threads 1` beside
-    the same nginx, and nginx with 2 workers beside TileKit's default."""
+    the same nginx, nginx with 2 workers beside TileKit's default, and the goal pair at equal
+    load (SERVING_PAUSES) at the first connection count."""
     import mercantile
     os.chmod(directory, 0o755)
     half = max(1, round(seconds / 2))  # wrk takes whole seconds
@@ -660,8 +669,9 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
     record(section, "setup", {"bbox": bbox, "zooms": list(zooms), "tiles": len(tiles), "seconds_per_run": half, "runs_per_server": 2,
                               "kept": "each server's most requests/s and lowest p50 and p99 of its two runs", "wrk_threads": 2,
                               "connections": list(connections), "nginx_workers": 1, "tilekit_threads": "default (cores)",
-                              "like_for_like": "tilekit serve --threads 1 beside nginx's 1 worker; nginx with 2 workers beside TileKit's default"
-                              if like_for_like else None,
+                              "like_for_like": "tilekit serve --threads 1 beside nginx's 1 worker; nginx with 2 workers beside TileKit's default;"
+                              f" the goal pair with each connection pausing after a reply ({SERVING_PAUSES['equal load']} ms by mix)"
+                              f" (equal load), at {connections[0]} connections" if like_for_like else None,
                               "tilekit_cache_mb": 128, "order": "per connection count: TileKit, nginx, nginx, TileKit"})
     for kind, label in SERVING_MIXES.items():
         upstream = f"{directory}/{kind}"
@@ -680,10 +690,11 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
         def pair(names, ports, count, warm, label):
             """Two runs each, in the order TileKit, nginx, nginx, TileKit: each server runs early
             and late, and keeps its better figures (see best_run). Returns both."""
+            pause = SERVING_PAUSES.get(label, {}).get(kind)
             ours = lambda warm: wrk(ports[0], tilekit_paths, directory, names[0], seconds=half, connections=count, warm=warm,
-                                    watch=((kind, label, count, 0), pids[ports[0]]))
+                                    watch=((kind, label, count, 0), pids[ports[0]]), pause_ms=pause)
             theirs = lambda warm: wrk(ports[1], nginx_paths, directory, names[1], seconds=half, connections=count, warm=warm,
-                                      watch=((kind, label, count, 1), pids[ports[1]]))
+                                      watch=((kind, label, count, 1), pids[ports[1]]), pause_ms=pause)
             first, second, third, fourth = ours(warm), theirs(warm), theirs(False), ours(False)
             return best_run(first, fourth), best_run(second, third)
         processes, ports, loads, pids = [], {}, {}, {}
@@ -712,6 +723,8 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
             for index, count in enumerate(connections):
                 loads[count] = round(os.getloadavg()[0], 2)
                 for pair_label, names in SERVING_PAIRS.items():
+                    if pair_label in SERVING_PAUSES and index > 0:
+                        continue  # one connection count is enough to compare at equal load
                     if pair_label == "goal" or like_for_like:
                         pairs[(pair_label, count)] = pair(names, (ports[names[0]], ports[names[1]]), count, index == 0, pair_label)
             cache = memory_cache_counts(ports["tilekit serve"])
@@ -768,8 +781,9 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
                 rate = ratio(f"serving {kind} tiles req/s at {count} connections, {pair_label}: TileKit / nginx", ours[0] / theirs[0], section=section)
                 p99 = ratio(f"serving {kind} tiles p99 at {count} connections, {pair_label}: TileKit / nginx",
                             p99_ratio(ours, theirs), better="lower", section=section)
+                idle = cpu_share(kind, pair_label, count, 0)["idle_share"], cpu_share(kind, pair_label, count, 1)["idle_share"]
                 print(f"{f'  {pair_label}, {count}':26} {rate:8.2f}x nginx req/s, p99 {p99:.2f}x nginx's"
-                      f" ({ours[0]:.0f} / {theirs[0]:.0f} req/s, p99 {ours[2]} / {theirs[2]})")
+                      f" ({ours[0]:.0f} / {theirs[0]:.0f} req/s, p99 {ours[2]} / {theirs[2]}; idle {idle[0]:.0%} / {idle[1]:.0%})")
         if ("MapProxy (gunicorn)", connections[0]) in results:
             value = results[("tilekit serve", connections[0])][0] / results[("MapProxy (gunicorn)", connections[0])][0]
             ratio(f"serving {kind} tiles req/s at {connections[0]} connections, TileKit / MapProxy", value, section=section)
