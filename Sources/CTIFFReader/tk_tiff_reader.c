@@ -1,5 +1,6 @@
 #include "tk_tiff_reader.h"
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,13 @@ tk_tiff_reader *tk_tiff_reader_open(const char *path, uint64_t max_single_alloc,
 }
 
 int tk_tiff_reader_start(tk_tiff_reader *reader, char *error, size_t error_size) {
+    /* The caller checks the band against its pixel limit first; this is what keeps the byte
+       counts below from wrapping (2^31 x 2^31 x 4 is 2^64: malloc(0)) if it ever did not. */
+    uint32_t widest = reader->width > reader->tile_width ? reader->width : reader->tile_width;
+    if ((uint64_t)widest * reader->band_rows > SIZE_MAX / 4) {
+        snprintf(error, error_size, "%u rows of %u pixels do not fit in memory", reader->band_rows, widest);
+        return -1;
+    }
     reader->band = malloc((size_t)reader->width * reader->band_rows * 4);
     if (reader->tiled) reader->tile = malloc((size_t)reader->tile_width * reader->band_rows * 4);
     if (!reader->band || (reader->tiled && !reader->tile)) {

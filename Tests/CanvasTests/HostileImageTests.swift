@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Canvas
+import CTIFFReader
 
 /// The hostile images of issue 11, committed under Fixtures/ (made by make-hostile-images.py).
 func fixture(_ name: String, filePath: String = #filePath) -> URL {
@@ -240,6 +241,21 @@ func fixtureBytes(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf:
         #expect(throws: CanvasError.file(path: path, underlying: "its strips or tiles are 16 rows high: 1048576 x 16 pixels decoded at once is more than allowed (at most 32768 px a side and 268435456 pixels)")) {
             try ImageRowReader(path: path, limits: .scan)
         }
+    }
+
+    /// The C reader itself refuses a band whose bytes would wrap `size_t` (4294901776 x
+    /// 1140850704 pixels in one strip, 4 bytes each, is past 2^64), whatever its caller checked.
+    @Test func theTIFFReaderRefusesABandPastSizeT() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Fuzz/crashes/tiff/declares-4294901776-wide.tif").standardizedFileURL.path
+        var width: UInt32 = 0, height: UInt32 = 0, bandRows: UInt32 = 0, tileWidth: UInt32 = 0
+        var message = [CChar](repeating: 0, count: 256)
+        let reader = try #require(tk_tiff_reader_open(path, UInt64.max, &width, &height, &bandRows, &tileWidth, &message, 256),
+                                  "\(ImageRowReader.text(message))")
+        defer { tk_tiff_reader_close(reader) }
+        #expect((width, height, bandRows) == (4_294_901_776, 1_140_850_704, 1_140_850_704))
+        #expect(tk_tiff_reader_start(reader, &message, 256) == -1)
+        #expect(ImageRowReader.text(message) == "1140850704 rows of 4294901776 pixels do not fit in memory")
     }
 
     @Test func aTruncatedTIFFIsAnErrorNotAGreyBand() throws {
