@@ -631,15 +631,11 @@ def settle(most=15.0):
     were written back during the first server's runs, never the second's. Before the feature
     tiles and snapshots too, which follow sections that wrote hundreds of MB."""
     os.sync()
-    def busy_and_total():
-        with open("/proc/stat") as f:
-            values = [int(v) for v in f.readline().split()[1:]]
-        return sum(values) - values[3] - values[4], sum(values)  # idle and iowait are not busy
     deadline = time.monotonic() + most
     while time.monotonic() < deadline:
-        busy0, total0 = busy_and_total()
+        busy0, total0 = machine_busy_and_total()
         time.sleep(0.5)
-        busy1, total1 = busy_and_total()
+        busy1, total1 = machine_busy_and_total()
         if (busy1 - busy0) <= 0.1 * max(1, total1 - total0):
             return
 
