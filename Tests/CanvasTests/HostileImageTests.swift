@@ -10,6 +10,11 @@ func fixture(_ name: String, filePath: String = #filePath) -> URL {
 
 func fixtureBytes(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf: fixture(name))) }
 
+/// The repository's root folder (for files outside the test target: Fuzz/, docs/, Examples/).
+func repositoryRoot(filePath: String = #filePath) -> URL {
+    URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+}
+
 @Suite struct ImageLimitsTests {
     @Test func aScanPassesTheDefaultAndABombDoesNot() {
         #expect(ImageLimits.default.allows(width: 16384, height: 16384))
@@ -246,8 +251,7 @@ func fixtureBytes(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf:
     /// The C reader itself refuses a band whose bytes would wrap `size_t` (4294901776 x
     /// 1140850704 pixels in one strip, 4 bytes each, is past 2^64), whatever its caller checked.
     @Test func theTIFFReaderRefusesABandPastSizeT() throws {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Fuzz/crashes/tiff/declares-4294901776-wide.tif").standardizedFileURL.path
+        let path = repositoryRoot().appendingPathComponent("Fuzz/crashes/tiff/declares-4294901776-wide.tif").path
         var width: UInt32 = 0, height: UInt32 = 0, bandRows: UInt32 = 0, tileWidth: UInt32 = 0
         var message = [CChar](repeating: 0, count: 256)
         let reader = try #require(tk_tiff_reader_open(path, UInt64.max, &width, &height, &bandRows, &tileWidth, &message, 256),

@@ -301,7 +301,7 @@ struct TestPNG {
     /// Every PNG of the repository (fixtures, goldens, docs, examples, fuzz seeds): where
     /// PNGReader decodes it, libpng decodes it to the same pixels.
     @Test func everyPNGOfTheRepository() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = repositoryRoot()
         var files: [URL] = []
         for folder in ["Tests", "docs", "Examples", "Fuzz/corpus"] {
             let enumerator = FileManager.default.enumerator(at: root.appendingPathComponent(folder), includingPropertiesForKeys: nil)
@@ -335,7 +335,7 @@ struct TestPNG {
     /// them. Made by Fuzz/make-files.py (crashes/README.md).
     @Test(arguments: [("length-code-286.png", "IDAT: invalid literal/length code"), ("distance-code-30.png", "IDAT: invalid distance code")])
     func streamsOnlyLibdeflateReads(name: String, message: String) throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = repositoryRoot()
         let bytes = Array(try Data(contentsOf: root.appendingPathComponent("Fuzz/crashes/pngreader/" + name)))
         let fast = try #require(RGBAImage.decodedByPNGReader(bytes))
         #expect(fast == RGBAImage(width: fast.width, height: fast.height, color: .black))

@@ -92,7 +92,7 @@ import Testing
     /// allocated all of it before finding the file short. Both libpng paths refuse it first,
     /// naming the chunk.
     @Test func aChunkClaimingMoreThanTheFileIsRefusedByName() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = repositoryRoot()
         let bytes = Array(try Data(contentsOf: root.appendingPathComponent("Fuzz/crashes/pngrows/text-chunk-claims-2gb.png")))
         let claim = "chunk tEXt claims 2033778701 bytes, more than the"
         #expect { try RGBAImage(decoding: bytes) } throws: { "\($0)".contains(claim) }
