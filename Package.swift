@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(name: "PyramidsTests", dependencies: ["Pyramids", "Canvas", "TileMath", "TileSources"], exclude: ["Fixtures"]),
         .testTarget(name: "GameTests", dependencies: ["Game", "TileMath"], exclude: ["Fixtures"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TileServer"]),
-        .testTarget(name: "MBTilesTests", dependencies: ["MBTiles", "TileSources", "TileMath", "Canvas"]),
+        .testTarget(name: "MBTilesTests", dependencies: ["MBTiles", "TileSources", "TileMath", "Canvas", "CSQLite"]),
         .testTarget(name: "PMTilesTests", dependencies: ["PMTiles", "TileSources", "TileMath", "Canvas"]),
         .testTarget(name: "MapProjectsTests", dependencies: ["MapProjects", "TileSources", "TileMath", "Canvas", "Game"]),
         .testTarget(name: "SharedCacheTests", dependencies: ["SharedCache", "TileMath", "TestSupport"]),

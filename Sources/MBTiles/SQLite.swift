@@ -52,7 +52,13 @@ final class SQLiteConnection {
 
     enum Mode { case readOnly, readWrite, create }
 
+    /// SQLite's process-wide settings, made once before the first connection opens.
+    private static let configured: Void = {
+        _ = tk_sqlite_stop_memory_statistics()
+    }()
+
     init(path: String, mode: Mode) throws(SQLiteError) {
+        Self.configured
         var flags = SQLITE_OPEN_NOMUTEX
         switch mode {
         case .readOnly: flags |= SQLITE_OPEN_READONLY

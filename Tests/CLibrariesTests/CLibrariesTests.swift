@@ -9,6 +9,9 @@ import CMicroHTTPDShim
 @Suite struct CLibrariesTests {
     @Test func sqliteOpensAFileInWALMode() throws {
         #expect(sqlite3_libversion_number() >= 3_031_000)
+        // As TileKit's MBTiles module does before its first connection (see
+        // MBTilesTests.sqliteKeepsNoMemoryStatistics): whichever opens SQLite first sets it.
+        _ = tk_sqlite_stop_memory_statistics()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tilekit-\(UUID()).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path); try? FileManager.default.removeItem(atPath: path + "-wal"); try? FileManager.default.removeItem(atPath: path + "-shm") }
         var db: OpaquePointer?

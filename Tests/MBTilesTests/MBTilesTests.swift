@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Canvas
 import TileMath
+import CSQLite
 @testable import MBTiles
 @testable import TileSources
 
@@ -27,6 +28,23 @@ import TileMath
         metadata.attribution = "© OpenStreetMap contributors"
         try store.finish(metadata: metadata)
         return written
+    }
+
+    /// SQLite's memory statistics take one process-wide mutex on every allocation: two server
+    /// threads reading tiles waited for each other. TileKit turns them off before its first
+    /// connection (CLibrariesTests, the other opener, does too, so the order tests run in does
+    /// not matter), and the figure SQLite keeps then stays 0 with a file open and read.
+    @Test func sqliteKeepsNoMemoryStatistics() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("park.mbtiles").path
+        let written = try writeSample(path)
+        let reader = try MBTilesReader(path: path)
+        let tile = try #require(written.keys.first)
+        #expect(try reader.tile(tile) == written[tile])
+        var current: sqlite3_int64 = -1, highest: sqlite3_int64 = -1
+        #expect(sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &current, &highest, 0) == SQLITE_OK)
+        #expect(current == 0 && highest == 0)
     }
 
     @Test func roundTripWithMetadataAndDeduplication() async throws {
