@@ -36,8 +36,10 @@ colours) and large (~120 KB, photo-like grain), at 32 and 256 connections, again
 serve` (MBTiles, one connection thread per core) and nginx (the same tiles as static files,
 one worker); beside them, with no goal, `tilekit serve --threads 1` against the same nginx
 and nginx with 2 workers against TileKit's default, so each side is also measured with as
-many threads as the other; MapProxy under gunicorn (the same MBTiles) on the small mix at
-32 connections.
+many threads as the other; at 32 connections, the goal pair at equal load (each connection
+pausing after a reply) and one thread of each server on core 1 with wrk (one thread) on
+core 0, so that no thread waits for a core; MapProxy under gunicorn (the same MBTiles) on
+the small mix at 32 connections.
 
 Feature layers: ~330 polygons and lines per 256 px tile drawn by TileKit and by Mapnik
 (Debian python3-mapnik) with the same style, with and without PNG encoding.
@@ -164,20 +166,27 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_nginx(directory, root, missing="=404", workers=1):
+def start_nginx(directory, root, missing="=404", workers=1, core=None):
     """nginx serving `root` on a free 127.0.0.1 port (what a missing path gets: `missing`)
-    with `workers` worker processes. Returns the process, to terminate, and the port."""
+    with `workers` worker processes, all on CPU `core` if given. Returns the process, to
+    terminate, and the port."""
     port = free_port()
-    name = "nginx" if workers == 1 else f"nginx-{workers}"
+    name = ("nginx" if workers == 1 else f"nginx-{workers}") + ("" if core is None else f"-core{core}")
     with open(f"{directory}/{name}.conf", "w") as f:
         # Room for wrk's 1024 connections of the serving curve (the bench raises its own limit).
         f.write(f"worker_processes {workers}; worker_rlimit_nofile 8192; daemon off; error_log {directory}/{name}.log; pid {directory}/{name}.pid;\n"
                 f"events {{ worker_connections 4096; }}\n"
                 f"http {{ include /etc/nginx/mime.types; access_log off; server {{ listen 127.0.0.1:{port}; root {root};"
                 f" location / {{ try_files $uri {missing}; }} }} }}\n")
-    process = subprocess.Popen(["nginx", "-p", directory, "-c", f"{directory}/{name}.conf"])
+    process = subprocess.Popen([*pinned(core), "nginx", "-p", directory, "-c", f"{directory}/{name}.conf"])
     time.sleep(0.5)
     return process, port
+
+
+def pinned(core):
+    """The prefix that runs a command on CPU `core` alone (taskset execs it: the same process,
+    so its CPU time is still counted), or nothing."""
+    return [] if core is None else ["taskset", "-c", str(core)]
 
 
 def timed(command, cwd, cap=None):
@@ -505,10 +514,11 @@ def machine_busy_and_total():
 CPU_SHARES = {}
 
 
-def wrk(port, paths, directory, name, seconds=10, connections=32, warm=True, watch=None, pause_ms=None):
+def wrk(port, paths, directory, name, seconds=10, connections=32, warm=True, watch=None, pause_ms=None, threads=2, core=None):
     """wrk on the paths in a shuffled cycle; requests/s, latency and errors. With `watch`,
     also where the two cores went during the run (see CPU_SHARES); with `pause_ms`, each
-    connection waits that long after a reply before its next request (wrk's `delay`)."""
+    connection waits that long after a reply before its next request (wrk's `delay`); with
+    `core`, wrk runs on that CPU alone."""
     script = f"{directory}/{name}{'-paused' if pause_ms else ''}.lua"
     with open(script, "w") as f:
         f.write("local paths = {" + ",".join(f'"{p}"' for p in paths) + "}\nlocal i = 0\n"
@@ -516,9 +526,9 @@ def wrk(port, paths, directory, name, seconds=10, connections=32, warm=True, wat
         if pause_ms:
             f.write(f"delay = function()\n  return {pause_ms}\nend\n")
     if warm:
-        subprocess.run(["wrk", "-t2", "-c8", "-d2s", "-s", script, f"http://127.0.0.1:{port}"], capture_output=True)
+        subprocess.run([*pinned(core), "wrk", f"-t{threads}", "-c8", "-d2s", "-s", script, f"http://127.0.0.1:{port}"], capture_output=True)
     server_before, wrk_before, machine_before = process_cpu_seconds(watch[1]) if watch else 0, resource.getrusage(resource.RUSAGE_CHILDREN), machine_busy_and_total()
-    out = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", script, f"http://127.0.0.1:{port}"],
+    out = subprocess.run([*pinned(core), "wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", script, f"http://127.0.0.1:{port}"],
                          check=True, capture_output=True, text=True).stdout
     server_after, wrk_after, machine_after = process_cpu_seconds(watch[1]) if watch else 0, resource.getrusage(resource.RUSAGE_CHILDREN), machine_busy_and_total()
     def grab(prefix):
@@ -610,17 +620,25 @@ def write_tile_mix(folder, kind, tiles):
         return pool.map(write_mix_tile, [(folder, kind, i, (t.z, t.x, t.y)) for i, t in enumerate(tiles)], chunksize=32)
 
 
-SERVERS = ["tilekit serve", "nginx (static files)", "tilekit serve --threads 1", "nginx, 2 workers", "MapProxy (gunicorn)"]
+SERVERS = ["tilekit serve", "nginx (static files)", "tilekit serve --threads 1", "nginx, 2 workers", "tilekit serve --threads 1, core 1",
+           "nginx, core 1", "MapProxy (gunicorn)"]
 # The goal pair (TileKit's default of one connection thread per core, nginx's one worker)
 # and, beside it, each side's match in threads: the two like-for-like pairs show what
 # the goal pair's ratios owe to the thread counts (wrk's two threads share the two cores).
 SERVING_PAIRS = {"goal": ("tilekit serve", "nginx (static files)"), "1 thread each": ("tilekit serve --threads 1", "nginx (static files)"),
-                 "2 threads each": ("tilekit serve", "nginx, 2 workers"), "equal load": ("tilekit serve", "nginx (static files)")}
+                 "2 threads each": ("tilekit serve", "nginx, 2 workers"), "equal load": ("tilekit serve", "nginx (static files)"),
+                 "dedicated cores": ("tilekit serve --threads 1, core 1", "nginx, core 1")}
 # The goal pair again at the first connection count with each connection pausing after a
 # reply (ms, by mix: a large tile takes longer): both servers then answer about the same
 # requests a second with the cores not full, so the p99 is the servers' own and not wrk's
 # wait for a core (no goal).
 SERVING_PAUSES = {"equal load": {"small": 1, "large": 3}}
+# One thread of each server on core 1 and wrk with one thread on core 0, at the first
+# connection count (no goal): no thread waits for a core another holds, so the p99 is the
+# server's own. With wrk's two threads sharing the cores with the servers', a wrk thread
+# waiting for a core counts the wait as latency, and waits more the more requests a second
+# the server answers.
+SERVING_CORES = {"dedicated cores": {"server": 1, "wrk": 0}}
 SERVING_MIXES = {"small": "10-20 KB tiles (flat map colours)", "large": "~120 KB tiles (photo-like grain)"}
 
 
@@ -654,10 +672,13 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
     from the folder, on a small-tile and a large-tile mix; and MapProxy (gunicorn, 2
     workers) from the same MBTiles file through its TMS service, on the small mix at the
     first connection count. With `like_for_like`, also `tilekit serve --threads 1` beside
-    the same nginx, nginx with 2 workers beside TileKit's default, and the goal pair at equal
-    load (SERVING_PAUSES) at the first connection count."""
+    the same nginx, nginx with 2 workers beside TileKit's default, and at the first
+    connection count the goal pair at equal load (SERVING_PAUSES) and one thread of each on
+    a core of its own, wrk on the other (SERVING_CORES)."""
     import mercantile
     os.chmod(directory, 0o755)
+    # The dedicated-cores pair needs cores 0 and 1: one for the servers, one for wrk.
+    dedicated = like_for_like and {0, 1} <= os.sched_getaffinity(0)
     half = max(1, round(seconds / 2))  # wrk takes whole seconds
     bbox, zooms = "-74.05,40.68,-73.90,40.85", (10, 16)
     tiles = list(mercantile.tiles(*map(float, bbox.split(",")), list(range(zooms[0], zooms[1] + 1))))
@@ -668,6 +689,8 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
                               "like_for_like": "tilekit serve --threads 1 beside nginx's 1 worker; nginx with 2 workers beside TileKit's default;"
                               f" the goal pair with each connection pausing after a reply ({SERVING_PAUSES['equal load']} ms by mix)"
                               f" (equal load), at {connections[0]} connections" if like_for_like else None,
+                              "dedicated_cores": f"tilekit serve --threads 1 and nginx's 1 worker each on core {SERVING_CORES['dedicated cores']['server']},"
+                              f" wrk -t1 on core {SERVING_CORES['dedicated cores']['wrk']}, at {connections[0]} connections" if dedicated else None,
                               "tilekit_cache_mb": 128, "order": "per connection count: TileKit, nginx, nginx, TileKit"})
     for kind, label in SERVING_MIXES.items():
         upstream = f"{directory}/{kind}"
@@ -687,10 +710,11 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
             """Two runs each, in the order TileKit, nginx, nginx, TileKit: each server runs early
             and late, and keeps its better figures (see best_run). Returns both."""
             pause = SERVING_PAUSES.get(label, {}).get(kind)
+            client = {"threads": 1, "core": SERVING_CORES[label]["wrk"]} if label in SERVING_CORES else {}
             ours = lambda warm: wrk(ports[0], tilekit_paths, directory, names[0], seconds=half, connections=count, warm=warm,
-                                    watch=((kind, label, count, 0), pids[ports[0]]), pause_ms=pause)
+                                    watch=((kind, label, count, 0), pids[ports[0]]), pause_ms=pause, **client)
             theirs = lambda warm: wrk(ports[1], nginx_paths, directory, names[1], seconds=half, connections=count, warm=warm,
-                                      watch=((kind, label, count, 1), pids[ports[1]]), pause_ms=pause)
+                                      watch=((kind, label, count, 1), pids[ports[1]]), pause_ms=pause, **client)
             first, second, third, fourth = ours(warm), theirs(warm), theirs(False), ours(False)
             return best_run(first, fourth), best_run(second, third)
         processes, ports, loads, pids = [], {}, {}, {}
@@ -700,14 +724,14 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
         # pair's.
         pairs = {}
         try:
-            def tilekit(*extra):
+            def tilekit(*extra, core=None):
                 port = free_port()
-                processes.append(subprocess.Popen([f"{RELEASE}/tilekit", "serve", f"{directory}/{kind}.mbtiles", "--host", "127.0.0.1",
+                processes.append(subprocess.Popen([*pinned(core), f"{RELEASE}/tilekit", "serve", f"{directory}/{kind}.mbtiles", "--host", "127.0.0.1",
                                                    "--port", str(port), "--quiet", *extra], stdout=subprocess.DEVNULL))
                 pids[port] = processes[-1].pid
                 return port
-            def nginx(workers=1):
-                process, port = start_nginx(directory, upstream, workers=workers)
+            def nginx(workers=1, core=None):
+                process, port = start_nginx(directory, upstream, workers=workers, core=core)
                 processes.append(process)
                 pids[port] = process.pid
                 return port
@@ -715,12 +739,18 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
             if like_for_like:
                 ports["tilekit serve --threads 1"] = tilekit("--threads", "1")
                 ports["nginx, 2 workers"] = nginx(workers=2)
+                if dedicated:
+                    core = SERVING_CORES["dedicated cores"]["server"]
+                    ports["tilekit serve --threads 1, core 1"] = tilekit("--threads", "1", core=core)
+                    ports["nginx, core 1"] = nginx(core=core)
             time.sleep(1)
             for index, count in enumerate(connections):
                 loads[count] = round(os.getloadavg()[0], 2)
                 for pair_label, names in SERVING_PAIRS.items():
-                    if pair_label in SERVING_PAUSES and index > 0:
-                        continue  # one connection count is enough to compare at equal load
+                    if (pair_label in SERVING_PAUSES or pair_label in SERVING_CORES) and index > 0:
+                        continue  # one connection count is enough for these comparisons
+                    if pair_label in SERVING_CORES and not dedicated:
+                        continue
                     if pair_label == "goal" or like_for_like:
                         pairs[(pair_label, count)] = pair(names, (ports[names[0]], ports[names[1]]), count, index == 0, pair_label)
             cache = memory_cache_counts(ports["tilekit serve"])
