@@ -768,9 +768,9 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
         print(f"\nServing {len(tiles)} cached {label}, mean {mix['mean_kb']} KB ({mix['min_kb']}-{mix['max_kb']}), {mix['total_mb']} MB in all;"
               f" wrk -t2 on a shuffled mix, 127.0.0.1, two runs of {half} s per server (TileKit, nginx, nginx, TileKit),"
               f" each server's best (load {os.getloadavg()[0]:.1f})")
-        print(f"{'':26} {'conns':>6} {'req/s':>9} {'p50':>9} {'p99':>9} {'errors':>7}")
+        print(f"{'':33} {'conns':>6} {'req/s':>9} {'p50':>9} {'p99':>9} {'errors':>7}")
         for (name, count), (rate, p50, p99, errors) in sorted(results.items(), key=lambda item: (SERVERS.index(item[0][0]), item[0][1])):
-            print(f"{name:26} {count:6d} {rate:9.0f} {p50:>9} {p99:>9} {errors:7d}")
+            print(f"{name:33} {count:6d} {rate:9.0f} {p50:>9} {p99:>9} {errors:7d}")
         hit_share = cache["hits"] / max(1, cache["hits"] + cache["misses"])
         if mix["total_mb"] > 128:
             print(f"(the mix's {mix['total_mb']} MB do not fit TileKit's default 128 MB tile cache (--cache-mb): it kept the tiles asked for"
