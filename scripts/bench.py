@@ -25,7 +25,9 @@ TileKit beside staticmap and py-staticmaps (PyPI), all in process, all encoding 
 Pyramids: a deterministic 4096 px and 16384 px image over Central Park through `tilekit
 pyramid`, gdal2tiles and `vips dzsave --layout google`, in one run, the tiles written to a
 tmpfs (/dev/shm) where there is one (the disk's cost of creating files varied more than
-TileKit's whole run); z13-19 again on the disk, for comparison.
+TileKit's whole run); z13-19 again on the disk, for comparison. The 4096 px image's top-zoom
+tiles from TileKit and gdal2tiles are compared with the exact area average of the image
+(RMS over every opaque tile pixel whose footprint lies inside it).
 
 Sharded pyramid: the 8192 px image in 2 shards run as 2 processes at once, then `tilekit
 merge`, beside the unsharded build of the same image (the merged PMTiles must be the same
@@ -57,6 +59,7 @@ import argparse
 import datetime
 import io
 import json
+import math
 import os
 import platform
 import random
@@ -895,11 +898,13 @@ def tally(folder):
     return count, total
 
 
-def pyramid_run(directory, name, command, out, cap=None):
-    """One pyramid build, timed (None when stopped at `cap` seconds); its output removed."""
+def pyramid_run(directory, name, command, out, cap=None, keep=False):
+    """One pyramid build, timed (None when stopped at `cap` seconds); its output removed
+    unless `keep`."""
     measured = timed(command, directory, cap)
     count, total = tally(f"{directory}/{out}")
-    subprocess.run(["rm", "-rf", f"{directory}/{out}"])
+    if not keep:
+        subprocess.run(["rm", "-rf", f"{directory}/{out}"])
     if measured is None:
         return {"name": name, "stopped_after_s": cap, "tiles_written": count}
     wall, cpu, peak = measured
@@ -945,6 +950,58 @@ def print_pyramid_rows(rows):
     print("(CPU/wall: the cores a run kept busy on average)")
 
 
+def exact_area_rms(image, folders, zoom):
+    """How far each pyramid's tiles at `zoom` are from the exact area average of the image
+    (plate carree over PARK_BOUNDS): each tile pixel's footprint, a rectangle in the image's
+    pixels since longitude maps to columns and latitude to rows, averaged exactly with an
+    integral image (the integral of pixels constant over their squares is bilinear in each
+    square, so interpolating the table at fractional corners is exact). Only pixels whose
+    footprint lies inside the image and that are opaque in the tile count. Returns, per
+    folder, the RMS over R, G and B (0-255) and the pixels compared."""
+    import numpy as np
+    from PIL import Image as PILImage
+    west, south, east, north = map(float, PARK_BOUNDS.split(","))
+    pixels = np.asarray(PILImage.open(image).convert("RGB"))
+    height, width, _ = pixels.shape
+    tables = []
+    for channel in range(3):
+        table = np.zeros((height + 1, width + 1), np.float64)
+        table[1:, 1:] = pixels[:, :, channel].astype(np.float64).cumsum(0).cumsum(1)
+        tables.append(table)
+    def integral(table, y, x):
+        y0 = np.clip(np.floor(y).astype(np.int64), 0, height - 1)
+        x0 = np.clip(np.floor(x).astype(np.int64), 0, width - 1)
+        fy, fx = y - y0, x - x0
+        return (table[y0, x0] * (1 - fy) * (1 - fx) + table[y0, x0 + 1] * (1 - fy) * fx
+                + table[y0 + 1, x0] * fy * (1 - fx) + table[y0 + 1, x0 + 1] * fy * fx)
+    n, edges = 1 << zoom, np.arange(257) / 256.0
+    results = []
+    for folder in folders:
+        squared, count = 0.0, 0
+        for column in sorted(os.listdir(f"{folder}/{zoom}")):
+            for name in sorted(os.listdir(f"{folder}/{zoom}/{column}")):
+                x, y = int(column), int(name.split(".")[0])
+                tile = np.asarray(PILImage.open(f"{folder}/{zoom}/{column}/{name}").convert("RGBA")).astype(np.float64)
+                lon = -180 + 360 * (x + edges) / n
+                lat = np.degrees(np.arctan(np.sinh(math.pi * (1 - 2 * (y + edges) / n))))
+                sx = (lon - west) / (east - west) * width
+                sy = (north - lat) / (north - south) * height
+                inside = ((sy[:-1] >= 0) & (sy[1:] <= height))[:, None] & ((sx[:-1] >= 0) & (sx[1:] <= width))[None, :]
+                mask = inside & (tile[:, :, 3] == 255)
+                if not mask.any():
+                    continue
+                y0, x0 = np.meshgrid(np.clip(sy[:-1], 0, height), np.clip(sx[:-1], 0, width), indexing="ij")
+                y1, x1 = np.meshgrid(np.clip(sy[1:], 0, height), np.clip(sx[1:], 0, width), indexing="ij")
+                area = np.maximum((y1 - y0) * (x1 - x0), 1e-12)
+                for channel, table in enumerate(tables):
+                    exact = (integral(table, y1, x1) - integral(table, y0, x1) - integral(table, y1, x0) + integral(table, y0, x0)) / area
+                    difference = (tile[:, :, channel] - exact)[mask]
+                    squared += float((difference ** 2).sum())
+                    count += difference.size
+        results.append((math.sqrt(squared / max(count, 1)), count // 3))
+    return results
+
+
 def pyramids(directory):
     """The same image through `tilekit pyramid`, gdal2tiles (--xyz --processes=2) and
     `vips dzsave --layout google` (the raw pixel grid, no warping; zooms do not apply, so
@@ -958,7 +1015,10 @@ def pyramids(directory):
         for size, zooms in ((4096, "13-17"), (16384, "13-18"), (16384, "13-19")):
             image = cached_test_image(size)
             commands = pyramid_commands(directory, image, size, zooms, outputs)
-            rows = [pyramid_run(outputs, name, *commands[name]) for name in ("tilekit pyramid", "gdal2tiles")]
+            # The 4096 px image's tiles are kept to compare their pixels (goal 1: closer to the
+            # exact area average than gdal2tiles'); larger images would need GBs of tables.
+            compare = size == 4096
+            rows = [pyramid_run(outputs, name, *commands[name], keep=compare) for name in ("tilekit pyramid", "gdal2tiles")]
             if size not in vips_rows:
                 vips_rows[size] = pyramid_run(outputs, "vips dzsave", *commands["vips dzsave"])
             rows.append(vips_rows[size])
@@ -974,7 +1034,19 @@ def pyramids(directory):
                                  goal=4.0 if size == 16384 else None, section="pyramids")
             print(f"{'ratio':18} {wall:6.1f}x gdal2tiles (wall, the same tiles), {vips_rate:.2f}x vips (tiles/s);"
                   f" peak memory {memory_ratio:.1f}x less than gdal2tiles")
-            record("pyramids", f"{size}px z{zooms}", {"size_px": size, "zooms": zooms, "output": where, "runs": rows})
+            figures = {"size_px": size, "zooms": zooms, "output": where, "runs": rows}
+            if compare:
+                top = int(zooms.split("-")[1])
+                folders = [f"{outputs}/{commands[name][1]}" for name in ("tilekit pyramid", "gdal2tiles")]
+                (ours_rms, compared), (gdal_rms, _) = exact_area_rms(image, folders, top)
+                for folder in folders:
+                    subprocess.run(["rm", "-rf", folder])
+                closer = ratio(f"pyramid {size} px z{top} pixels, RMS against the exact area average, gdal2tiles / TileKit",
+                               gdal_rms / max(ours_rms, 1e-6), goal=1.0, section="pyramids")
+                print(f"{'pixels':18} RMS against the exact area average of the image at z{top} ({compared:,} pixels, 0-255):"
+                      f" TileKit {ours_rms:.2f}, gdal2tiles {gdal_rms:.2f} ({closer:.1f}x closer)")
+                figures["exact_area_rms"] = {"zoom": top, "pixels": compared, "tilekit": round(ours_rms, 3), "gdal2tiles": round(gdal_rms, 3)}
+            record("pyramids", f"{size}px z{zooms}", figures)
     if memory:
         size, zooms = 16384, "13-19"  # the most tiles, so the most the disk can add
         commands = pyramid_commands(directory, cached_test_image(size), size, zooms)
