@@ -968,12 +968,15 @@ def exact_area_rms(image, folders, zoom):
         table = np.zeros((height + 1, width + 1), np.float64)
         table[1:, 1:] = pixels[:, :, channel].astype(np.float64).cumsum(0).cumsum(1)
         tables.append(table)
-    def integral(table, y, x):
+    def corner(y, x):
+        """Where the tables are read for the integral up to each (y, x), and the weights."""
         y0 = np.clip(np.floor(y).astype(np.int64), 0, height - 1)
         x0 = np.clip(np.floor(x).astype(np.int64), 0, width - 1)
         fy, fx = y - y0, x - x0
-        return (table[y0, x0] * (1 - fy) * (1 - fx) + table[y0, x0 + 1] * (1 - fy) * fx
-                + table[y0 + 1, x0] * fy * (1 - fx) + table[y0 + 1, x0 + 1] * fy * fx)
+        return y0, x0, ((1 - fy) * (1 - fx), (1 - fy) * fx, fy * (1 - fx), fy * fx)
+    def integral(table, at):
+        y0, x0, (w00, w01, w10, w11) = at
+        return table[y0, x0] * w00 + table[y0, x0 + 1] * w01 + table[y0 + 1, x0] * w10 + table[y0 + 1, x0 + 1] * w11
     n, edges = 1 << zoom, np.arange(257) / 256.0
     results = []
     for folder in folders:
@@ -993,8 +996,11 @@ def exact_area_rms(image, folders, zoom):
                 y0, x0 = np.meshgrid(np.clip(sy[:-1], 0, height), np.clip(sx[:-1], 0, width), indexing="ij")
                 y1, x1 = np.meshgrid(np.clip(sy[1:], 0, height), np.clip(sx[1:], 0, width), indexing="ij")
                 area = np.maximum((y1 - y0) * (x1 - x0), 1e-12)
+                # The four corners of every footprint, located once for the three channels.
+                corners = corner(y1, x1), corner(y0, x1), corner(y1, x0), corner(y0, x0)
                 for channel, table in enumerate(tables):
-                    exact = (integral(table, y1, x1) - integral(table, y0, x1) - integral(table, y1, x0) + integral(table, y0, x0)) / area
+                    a, b, c, d = (integral(table, at) for at in corners)
+                    exact = (a - b - c + d) / area
                     difference = (tile[:, :, channel] - exact)[mask]
                     squared += float((difference ** 2).sum())
                     count += difference.size
