@@ -95,7 +95,7 @@ let package = Package(
         .testTarget(name: "TileMathTests", dependencies: ["TileMath"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ColorsTests", dependencies: ["Colors"]),
         .testTarget(name: "CompressionTests", dependencies: ["Compression"]),
-        .testTarget(name: "CanvasTests", dependencies: ["Canvas", "TileMath"], exclude: ["Goldens", "Fixtures"]),
+        .testTarget(name: "CanvasTests", dependencies: ["Canvas", "TileMath", "TestSupport"], exclude: ["Goldens", "Fixtures"]),
         // The fault-injecting tile server (scripts/test-tile-server.py) for network tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "TileSourcesTests", dependencies: ["TileSources", "TileMath", "Canvas", "MBTiles", "PMTiles", "Compression", "TestSupport"],
@@ -113,7 +113,7 @@ let package = Package(
         .testTarget(name: "MapProjectsTests", dependencies: ["MapProjects", "TileSources", "TileMath", "Canvas", "Game"]),
         .testTarget(name: "SharedCacheTests", dependencies: ["SharedCache", "TileMath", "TestSupport"]),
         // Replays Fuzz/corpus and Fuzz/crashes through the tilekit-fuzz binary (one process per crash file).
-        .testTarget(name: "FuzzReplayTests"),
+        .testTarget(name: "FuzzReplayTests", dependencies: ["TestSupport"]),
         .testTarget(name: "CLibrariesTests", dependencies: ["CSQLite", "CMicroHTTPDShim", "CMicroHTTPD"]),
     ],
     swiftLanguageModes: [.v6]

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Canvas
 import CTIFFReader
+import TestSupport
 
 /// The hostile images of issue 11, committed under Fixtures/ (made by make-hostile-images.py).
 func fixture(_ name: String, filePath: String = #filePath) -> URL {
@@ -9,11 +10,6 @@ func fixture(_ name: String, filePath: String = #filePath) -> URL {
 }
 
 func fixtureBytes(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf: fixture(name))) }
-
-/// The repository's root folder (for files outside the test target: Fuzz/, docs/, Examples/).
-func repositoryRoot(filePath: String = #filePath) -> URL {
-    URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-}
 
 @Suite struct ImageLimitsTests {
     @Test func aScanPassesTheDefaultAndABombDoesNot() {

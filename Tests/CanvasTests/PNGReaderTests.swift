@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @_spi(PNGDecoders) @testable import Canvas
+import TestSupport
 
 /// A PNG put together chunk by chunk, for what PNGWriter never writes: every colour type,
 /// a filter type per row, colour chunks, IDAT chunks split anywhere, and damage.

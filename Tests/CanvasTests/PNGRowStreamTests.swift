@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @_spi(PNGDecoders) @testable import Canvas
+import TestSupport
 
 /// ImageRowReader streams the PNGs PNGReader reads through PNGRowStream (igzip), and its rows
 /// are libpng's; on damage libpng takes over from the first row and says what is wrong.

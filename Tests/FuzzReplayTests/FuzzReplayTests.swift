@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Replays Fuzz/corpus and Fuzz/crashes through the `tilekit-fuzz` binary (Fuzz/README.md),
 /// so that no input the fuzzer has seen can crash TileKit again.
@@ -35,7 +36,7 @@ import Testing
 /// Runs the replay binary; at most two at a time (the machine's cores), since the tests of a
 /// suite run in parallel and a crash file may take seconds and a gigabyte.
 enum Replay {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = repositoryRoot()
     static let fuzz = root.appendingPathComponent("Fuzz")
     static let slots = Slots(count: 2)
 

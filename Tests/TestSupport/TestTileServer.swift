@@ -11,7 +11,7 @@ public final class TestTileServer: @unchecked Sendable {  // immutable after ini
     private let input = Pipe()
 
     public init(filePath: String = #filePath) throws {
-        let root = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = repositoryRoot(filePath: filePath)
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", root.appendingPathComponent("scripts/test-tile-server.py").path]
