@@ -95,6 +95,18 @@ func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
 extension RawClient {
     func readAll() async -> (text: String, closed: Bool) { await offPool { self.readAll() } }
     func read(until marker: String) async -> String { await offPool { self.read(until: marker) } }
+
+    /// What each client got until `marker`, all read at once, in the clients' order: when the
+    /// answers wait for tasks on a busy pool, the clients wait together, so the slowest one
+    /// bounds the test, not the sum of their waits.
+    static func read(_ clients: [RawClient], until marker: String) async -> [String] {
+        await withTaskGroup(of: (Int, String).self) { group in
+            for (index, client) in clients.enumerated() { group.addTask { (index, await client.read(until: marker)) } }
+            var answers = [String](repeating: "", count: clients.count)
+            for await (index, answer) in group { answers[index] = answer }
+            return answers
+        }
+    }
 }
 
 /// A door tests open when they are ready: handlers wait at it without holding a thread.
