@@ -1,4 +1,6 @@
-// SQLite (Debian libsqlite3-dev, 3.40). Imported only by the MBTiles module (and its tests).
+// SQLite (Debian libsqlite3-dev, 3.40). Imported by the MBTiles module, by MBTilesTests (which
+// reads SQLite's memory figure) and by CLibrariesTests (which opens SQLite itself, so it makes
+// MBTiles' tk_sqlite_stop_memory_statistics() call first).
 #ifndef TK_SQLITE_SHIM_H
 #define TK_SQLITE_SHIM_H
 #include <sqlite3.h>
