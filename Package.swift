@@ -107,7 +107,7 @@ let package = Package(
         .testTarget(name: "TileServerTests", dependencies: ["TileServer", "MapProjects", "Rendering", "HTTPServer", "TileSources", "TileMath", "Canvas", "SharedCache", "TestSupport"]),
         .testTarget(name: "PyramidsTests", dependencies: ["Pyramids", "Canvas", "TileMath", "TileSources"], exclude: ["Fixtures"]),
         .testTarget(name: "GameTests", dependencies: ["Game", "TileMath"], exclude: ["Fixtures"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TileServer"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TileServer", "TestSupport"]),
         .testTarget(name: "MBTilesTests", dependencies: ["MBTiles", "TileSources", "TileMath", "Canvas", "CSQLite"]),
         .testTarget(name: "PMTilesTests", dependencies: ["PMTiles", "TileSources", "TileMath", "Canvas"]),
         .testTarget(name: "MapProjectsTests", dependencies: ["MapProjects", "TileSources", "TileMath", "Canvas", "Game"]),

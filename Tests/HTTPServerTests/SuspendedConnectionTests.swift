@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import HTTPServer
 import TileServer
+import TestSupport
 
 /// The server on a real socket: waiting work holds no thread, slow clients get deadlines,
 /// bodies are refused before they are read, abandoned work is cancelled, stop is graceful.
@@ -138,11 +139,7 @@ import TileServer
         // Seven close, wherever they were: the next ones go to the thread that lost more, until
         // the two are even again.
         clients.removeFirst(7)
-        var settled = false
-        for _ in 0..<250 where !settled {
-            settled = server.connectionsPerThread.reduce(0, +) == 13
-            if !settled { try await Task.sleep(for: .milliseconds(20)) }
-        }
+        _ = try await eventually(every: .milliseconds(20)) { server.connectionsPerThread.reduce(0, +) == 13 }
         let before = server.connectionsPerThread
         for _ in 0..<9 {
             let client = try RawClient(port: server.port)
@@ -197,8 +194,8 @@ import TileServer
             return sent
         }
         #expect(sent < 40, "the server kept a trickling head open for 8 s")
-        for _ in 0..<20 where server.openExchanges > 0 { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(server.openExchanges == 0, "the cut request's state was not freed")
+        let freed = try await eventually(every: .milliseconds(50)) { server.openExchanges == 0 }
+        #expect(freed, "the cut request's state was not freed")
     }
 
     /// `Expect: 100-continue` with a body over the limit: 413 and no `100 Continue`, the body
@@ -240,8 +237,7 @@ import TileServer
         client.send(Self.get("/slow"))
         try await Task.sleep(for: .milliseconds(300))
         client.hangUp()
-        for _ in 0..<50 where !cancelled.isSet { try await Task.sleep(for: .milliseconds(100)) }
-        #expect(cancelled.isSet)
+        #expect(try await eventually(every: .milliseconds(100)) { cancelled.isSet })
     }
 
     /// Stop: no new connections, the answer in flight arrives whole, streams end.

@@ -67,12 +67,8 @@ struct RedisTileCacheTests {
         let remaining = try #require(Int(server.cli("PTTL", "short")))
         #expect((1...2_500).contains(remaining), "PTTL \(remaining) ms after SET ... PX 2500")
         // Poll until Redis has expired it; it must not vanish before its TTL.
-        var value = await cache.get(key: "short")
-        while value != nil, ContinuousClock.now - stored < .seconds(10) {
-            try await Task.sleep(for: .milliseconds(20))
-            value = await cache.get(key: "short")
-        }
-        #expect(value == nil, "still there 10 s after a 2.5 s TTL")
+        let expired = try await eventually(every: .milliseconds(20)) { await cache.get(key: "short") == nil }
+        #expect(expired, "still there \(ContinuousClock.now - stored) after a 2.5 s TTL")
         // A TTL under a millisecond stores nothing (a max-age of 0 is not cacheable).
         await cache.set(key: "zero", bytes: [1], ttl: .zero)
         #expect(server.cli("EXISTS", "zero") == "0")
@@ -88,9 +84,7 @@ struct RedisTileCacheTests {
         let first = await cache.get(key: "k")
         #expect(first == nil)
         #expect(cache.counters.timeouts == 0, "the first call after the kill waited for a timeout: \(cache.counters)")
-        let deadline = ContinuousClock.now + .seconds(5)
-        while cache.isAvailable, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(!cache.isAvailable)
+        #expect(try await eventually(every: .milliseconds(5)) { !cache.isAvailable })
         // Costs no time: every call is skipped without touching the network (counted).
         let calls = 10_000
         for i in 0..<calls {
@@ -112,7 +106,7 @@ struct RedisTileCacheTests {
         let cache = try await connectedCache(server) { $0.reconnectInterval = interval }
         server.kill()
         _ = await cache.get(key: "k")
-        while cache.isAvailable { try await Task.sleep(for: .milliseconds(2)) }
+        try #require(try await eventually(every: .milliseconds(2)) { !cache.isAvailable })
         let down = ContinuousClock.now
         let restarted = try RedisServerProcess(port: server.port)
         // Redis is back, but the cache waits out its interval: no call tries it before.
@@ -122,10 +116,10 @@ struct RedisTileCacheTests {
         if earlyAfter < interval {
             #expect(skippedEarly >= 1, "a call \(earlyAfter) after Redis went down tried it before the interval")
         }
-        while !cache.isAvailable, ContinuousClock.now - down < .seconds(10) { try await Task.sleep(for: .milliseconds(5)) }
-        // (No wall-clock bound on when it came back: on a loaded machine the polling above
-        // may notice late. That no call tried before the interval is `early` and `skipped`.)
-        #expect(cache.isAvailable, "not back 10 s after Redis restarted: \(cache.lastFailure ?? "")")
+        // (No tight bound on when it came back: on a loaded machine the polling may notice
+        // late. That no call tried before the interval is `early` and `skipped`.)
+        let back = try await eventually(every: .milliseconds(5)) { cache.isAvailable }
+        #expect(back, "not back \(ContinuousClock.now - down) after Redis went down: \(cache.lastFailure ?? "")")
         await cache.set(key: "k", bytes: [7, 0, 7], ttl: .seconds(60))
         let value = await cache.get(key: "k")
         #expect(value == [7, 0, 7])
@@ -166,13 +160,9 @@ struct RedisTileCacheTests {
         let server = try RedisServerProcess()
         let cache = try await connectedCache(server) { $0.timeout = .milliseconds(50) }
         server.cli("SET", "k", "ab")
-        var warm = await cache.get(key: "k")
-        let warmDeadline = ContinuousClock.now + .seconds(5)
-        while warm == nil, ContinuousClock.now < warmDeadline {  // a loaded machine may miss 50 ms
-            try await Task.sleep(for: .milliseconds(20))
-            warm = await cache.get(key: "k")
-        }
-        #expect(warm == Array("ab".utf8))
+        // Polled: a loaded machine may miss 50 ms.
+        let warm = try await eventually(every: .milliseconds(20)) { await cache.get(key: "k") == Array("ab".utf8) }
+        #expect(warm)
         // The warm-up's own misses may have counted timeouts: what follows counts from here.
         let earlier = cache.counters.timeouts
         // Another client makes Redis sleep; a second cache with its own connections shows
@@ -195,13 +185,8 @@ struct RedisTileCacheTests {
         #expect(cache.counters.timeouts == earlier + 1)
         #expect(cache.counters.skipped >= 1)
         // When Redis wakes up the cache comes back by itself.
-        let back = ContinuousClock.now + .seconds(10)
-        value = nil
-        while value == nil, ContinuousClock.now < back {
-            try await Task.sleep(for: .milliseconds(20))
-            value = await cache.get(key: "k")
-        }
-        #expect(value == Array("ab".utf8), "not back 10 s after the sleep began: \(cache.counters); \(cache.lastFailure ?? "")")
+        let back = try await eventually(every: .milliseconds(20)) { await cache.get(key: "k") == Array("ab".utf8) }
+        #expect(back, "not back after the sleep: \(cache.counters); \(cache.lastFailure ?? "")")
     }
 
     @Test func anUnreachableRedisIsReportedAndSkipped() async throws {
@@ -248,8 +233,7 @@ struct RedisTileCacheTests {
         server.kill()
         // The first ping finds the dead connection; later ones answer false at once.
         _ = await cache.ping()
-        let deadline = ContinuousClock.now + .seconds(5)
-        while cache.isAvailable, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        _ = try await eventually(every: .milliseconds(5)) { !cache.isAvailable }
         let down = await cache.ping()
         #expect(!down)
     }
@@ -341,8 +325,7 @@ extension RedisTileCacheTests {
     }
 
     static func waitForWorkerThreads(_ count: Int) async throws -> Int {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while workerThreads() != count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        _ = try await eventually { workerThreads() == count }
         return workerThreads()
     }
 
@@ -376,7 +359,7 @@ extension RedisTileCacheTests {
         let failed = await cache.lookup(key: "k")
         #expect(failed == .unavailable(.connection) || failed == .unavailable(nil), "\(failed)")
         #expect(failed.cacheStatus().member.hasPrefix("tilekit-redis; fwd=bypass; detail=unavailable"))
-        while cache.isAvailable { try await Task.sleep(for: .milliseconds(2)) }
+        try #require(try await eventually(every: .milliseconds(2)) { !cache.isAvailable })
         let skipped = await cache.lookup(key: "k")
         #expect(skipped == .unavailable(nil))
         #expect(skipped.cacheStatus().member == "tilekit-redis; fwd=bypass; detail=unavailable")

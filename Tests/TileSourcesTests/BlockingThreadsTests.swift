@@ -1,20 +1,12 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 @testable import TileSources
 
 /// The threads upstream exchanges run on: kept between jobs, never making a job wait for
 /// another, and ended when idle.
 @Suite struct BlockingThreadsTests {
-    /// Waits up to 5 s for `condition`.
-    func eventually(_ condition: () -> Bool) async throws -> Bool {
-        for _ in 0..<500 {
-            if condition() { return true }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
-    }
-
     @Test func aThreadIsKeptForTheNextJob() async throws {
         let threads = BlockingThreads(name: "test", idleLifetime: 60)
         let ran = Mutex<[String]>([])

@@ -7,6 +7,7 @@ import Glibc
 #endif
 import Synchronization
 import Testing
+import TestSupport
 import Compression
 @testable import TileSources
 
@@ -338,7 +339,7 @@ import Compression
         guard case .failed(let reason) = await task.value else { Issue.record("a cancelled exchange did not fail"); return }
         #expect(reason == "cancelled")
         // Both connections were closed by the client, not by the server's 5 s.
-        for _ in 0..<100 where server.abandoned.load(ordering: .relaxed) < 2 { try await Task.sleep(for: .milliseconds(50)) }
+        _ = try await eventually(every: .milliseconds(50)) { server.abandoned.load(ordering: .relaxed) >= 2 }
         #expect(server.abandoned.load(ordering: .relaxed) == 2)
     }
 
