@@ -46,6 +46,7 @@ let package = Package(
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),  // variadic MHD_start_daemon
         .target(name: "CMallocLimit"),  // libFuzzer's -malloc_limit_mb for the fuzz replay (malloc in front of glibc's)
         .target(name: "CPixelLoops"),  // the pyramid's resampling and averaging loops and the coverage raster's compositing, vectorized
+        .target(name: "CBodyDigest"),  // the ETag digest of response bodies, AVX2 where the CPU has it
 
         // Pure Swift tile math: coordinates, tiles, geodesy, encoded polylines.
         .target(name: "TileMath"),
@@ -81,7 +82,7 @@ let package = Package(
         // The tile server core: routes, TileJSON, static images, metrics, the Leaflet viewer;
         // its own request, response and stream types, answered without a socket.
         .target(name: "TileServer", dependencies: ["TileMath", "Canvas", "TileSources", "Features", "Rendering", "Compression",
-                                                   "MapProjects", "Game", "SharedCache"]),
+                                                   "MapProjects", "Game", "SharedCache", "CBodyDigest"]),
         .target(name: "TileKitCLI", dependencies: ["TileMath", "Canvas", "TileSources", "MBTiles", "Features", "Rendering",
                                                    "MapProjects", "TileServer", "HTTPServer", "Pyramids", "Game", "SharedCache"]),
         .executableTarget(name: "tilekit", dependencies: ["TileKitCLI"]),
@@ -104,7 +105,7 @@ let package = Package(
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "Features", "TileSources", "TileMath", "Canvas"], exclude: ["Goldens", "Fixtures"]),
         .testTarget(name: "TileKitCLITests", dependencies: ["TileKitCLI", "TileMath", "TileSources", "MBTiles", "MapProjects", "TestSupport"],
                     exclude: ["Fixtures"]),
-        .testTarget(name: "TileServerTests", dependencies: ["TileServer", "MapProjects", "Rendering", "HTTPServer", "TileSources", "TileMath", "Canvas", "SharedCache", "TestSupport"]),
+        .testTarget(name: "TileServerTests", dependencies: ["TileServer", "MapProjects", "Rendering", "HTTPServer", "TileSources", "TileMath", "Canvas", "SharedCache", "TestSupport", "CBodyDigest"]),
         .testTarget(name: "PyramidsTests", dependencies: ["Pyramids", "Canvas", "TileMath", "TileSources"], exclude: ["Fixtures"]),
         .testTarget(name: "GameTests", dependencies: ["Game", "TileMath"], exclude: ["Fixtures"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TileServer", "TestSupport"]),
