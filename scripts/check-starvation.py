@@ -176,7 +176,9 @@ class Slowloris:
     def __init__(self, port, connections, seconds):
         self.connected_peak, self.established_peak, self.unavailable_seen, self.lines = 0, 0, False, []
         self.connected = 0
-        self.process = subprocess.Popen(["slowhttptest", "-H", "-c", str(connections), "-i", "10", "-r", "500", "-l", str(seconds),
+        # stdbuf -oL: into a pipe its stdio buffers 4 KB, and its status blocks (every 5 s)
+        # then came only when that filled, about 15 s in: a check made at 14.7 s saw none.
+        self.process = subprocess.Popen(["stdbuf", "-oL", "slowhttptest", "-H", "-c", str(connections), "-i", "10", "-r", "500", "-l", str(seconds),
                                          "-x", "24", "-p", "3", "-u", f"http://{HOST}:{port}/maps/park.json"],
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
         self.thread = threading.Thread(target=self.read, daemon=True)
