@@ -258,9 +258,9 @@ public final class Canvas {
                 // cairo also halves an arc of more than π until the halves are smaller: from a
                 // start of 6e16 radians, where a double's step is 8, a turn's middle rounds onto
                 // its end and the halving never ends (a fuzzer's timeout). So a start that far
-                // out is taken as its remainder of a turn, the same arc; below 1e6 (where the
-                // canvas's own rasterizer takes arcs, `Subpath.flattenedArc`) it is kept as is.
-                let start = abs(a0) < 1e6 ? a0 : a0.truncatingRemainder(dividingBy: 2 * .pi)
+                // out is taken as its remainder of a turn, the same arc; below
+                // `Path.farArcStart` (where the canvas's own rasterizer takes arcs) it is kept.
+                let start = abs(a0) < Path.farArcStart ? a0 : a0.truncatingRemainder(dividingBy: 2 * .pi)
                 cairo_arc(context, c.x, c.y, r, start, start + sweep)
             case .close: cairo_close_path(context)
             }

@@ -110,6 +110,11 @@ extension Path {
         let remainder = sweep.truncatingRemainder(dividingBy: 2 * .pi)
         return remainder == 0 ? 0 : remainder + 2 * .pi
     }
+
+    /// Arc starts this many radians out or more are not taken as given: the canvas's own
+    /// rasterizer leaves such arcs to cairo (`Subpath.flattenedArc`), and cairo gets the
+    /// start's remainder of a turn (`Canvas.setPath`), the same arc.
+    static let farArcStart = 1e6
 }
 
 /// How overlapping subpaths decide what is inside (SVG's fill-rule).

@@ -77,7 +77,7 @@ struct Subpath {
     /// for values that are not drawable.
     static func flattenedArc(center: PixelPoint, radius: Double, from start: Double, to end: Double) -> [PixelPoint]? {
         guard center.isDrawable, radius.isFinite, radius >= 0, radius <= largestCoordinate,
-              abs(start) < 1e6, let sweep = Path.arcSweep(from: start, to: end) else { return nil }
+              abs(start) < Path.farArcStart, let sweep = Path.arcSweep(from: start, to: end) else { return nil }
         let steps = StrokeOutline.arcSteps(sweep, radius: radius, tolerance: arcTolerance)
         return (0...steps).map { k in
             let angle = start + sweep * Double(k) / Double(steps)
