@@ -111,10 +111,15 @@ static uint64_t digest(const uint8_t *bytes, size_t count, int vector) {
     for (int i = 0; i < 8; i++) acc[i] = keys[i] ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1));  /* no lane starts at 0 */
     size_t stripes = count / 64;
 #if defined(__x86_64__)
-    if (vector && __builtin_cpu_supports("avx2")) accumulate_avx2(acc, bytes, stripes); else
-#endif
-    accumulate_portable(acc, bytes, stripes);
+    if (vector && __builtin_cpu_supports("avx2")) {
+        accumulate_avx2(acc, bytes, stripes);
+    } else {
+        accumulate_portable(acc, bytes, stripes);
+    }
+#else
     (void)vector;
+    accumulate_portable(acc, bytes, stripes);
+#endif
     uint64_t h = (uint64_t)count * 0x9e3779b97f4a7c15ULL;
     for (int i = 0; i < 8; i++) h = mix(h ^ acc[i]);
     size_t offset = stripes * 64;
