@@ -40,8 +40,11 @@ one worker); beside them, with no goal, `tilekit serve --threads 1` against the 
 and nginx with 2 workers against TileKit's default, so each side is also measured with as
 many threads as the other; at 32 connections, the goal pair at equal load (each connection
 pausing after a reply) and one thread of each server on core 1 with wrk (one thread) on
-core 0, so that no thread waits for a core; MapProxy under gunicorn (the same MBTiles) on
-the small mix at 32 connections.
+core 0, so that no thread waits for a core; a control against the same nginx
+(scripts/control-server.c: one epoll thread answering from memory, the least a tile server
+can do), at full speed and then spinning what nginx's worker took more CPU a request, which
+tells what of a p99 comes with answering faster than nginx's worker on cores that wrk
+shares; MapProxy under gunicorn (the same MBTiles) on the small mix at 32 connections.
 
 Feature layers: ~330 polygons and lines per 256 px tile drawn by TileKit and by Mapnik
 (Debian python3-mapnik) with the same style, with and without PNG encoding.
@@ -64,6 +67,7 @@ import os
 import platform
 import random
 import resource
+import shutil
 import signal
 import socket
 import sqlite3
@@ -184,6 +188,28 @@ def start_nginx(directory, root, missing="=404", workers=1, core=None):
     process = subprocess.Popen([*pinned(core), "nginx", "-p", directory, "-c", f"{directory}/{name}.conf"])
     time.sleep(0.5)
     return process, port
+
+
+def start_control(directory, root, prefix, busy_us=0):
+    """scripts/control-server.c (built on first use) serving `root` under `prefix` on a free
+    127.0.0.1 port, spinning `busy_us` µs before each reply; once it accepts connections (it
+    reads every tile first). Returns the process, to terminate, and the port."""
+    binary = f"{directory}/control-server"
+    if not os.path.exists(binary):
+        compiler = shutil.which("cc") or shutil.which("clang")
+        subprocess.run([compiler, "-O2", "-o", binary, os.path.join(os.path.dirname(os.path.abspath(__file__)), "control-server.c")], check=True)
+    port = free_port()
+    process = subprocess.Popen([binary, root, str(port), "--prefix", prefix, "--busy-us", f"{busy_us:.1f}"])
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return process, port
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise RuntimeError(f"the control server on {root} did not start")
+            time.sleep(0.1)
 
 
 def pinned(core):
@@ -623,14 +649,23 @@ def write_tile_mix(folder, kind, tiles):
         return pool.map(write_mix_tile, [(folder, kind, i, (t.z, t.x, t.y)) for i, t in enumerate(tiles)], chunksize=32)
 
 
+CONTROL, CONTROL_AT_NGINX_CPU = "control (epoll, from memory)", "control, at nginx's CPU a request"
 SERVERS = ["tilekit serve", "nginx (static files)", "tilekit serve --threads 1", "nginx, 2 workers", "tilekit serve --threads 1, core 1",
-           "nginx, core 1", "MapProxy (gunicorn)"]
+           "nginx, core 1", CONTROL, CONTROL_AT_NGINX_CPU, "MapProxy (gunicorn)"]
 # The goal pair (TileKit's default of one connection thread per core, nginx's one worker)
 # and, beside it, each side's match in threads: the two like-for-like pairs show what
 # the goal pair's ratios owe to the thread counts (wrk's two threads share the two cores).
 SERVING_PAIRS = {"goal": ("tilekit serve", "nginx (static files)"), "1 thread each": ("tilekit serve --threads 1", "nginx (static files)"),
                  "2 threads each": ("tilekit serve", "nginx, 2 workers"), "equal load": ("tilekit serve", "nginx (static files)"),
-                 "dedicated cores": ("tilekit serve --threads 1, core 1", "nginx, core 1")}
+                 "dedicated cores": ("tilekit serve --threads 1, core 1", "nginx, core 1"),
+                 "control": (CONTROL, "nginx (static files)"), "control at nginx's CPU": (CONTROL_AT_NGINX_CPU, "nginx (static files)")}
+# The control pairs (no goal), at the first connection count: scripts/control-server.c, the
+# least a tile server can do (one thread, every tile in memory, a reply of two headers),
+# beside nginx's one worker as in the goal pair; then the same control spinning, before each
+# reply, the CPU time a request that nginx's worker took more than it in that pair.
+# They tell what of the goal pair's p99 at 32 connections belongs to any server that answers
+# faster than nginx's worker on the cores wrk shares, and what to TileKit.
+SERVING_CONTROLS = ("control", "control at nginx's CPU")
 # The goal pair again at the first connection count with each connection pausing after a
 # reply (ms, by mix: a large tile takes longer): both servers then answer about the same
 # requests a second with the cores not full, so the p99 is the servers' own and not wrk's
@@ -677,11 +712,13 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
     first connection count. With `like_for_like`, also `tilekit serve --threads 1` beside
     the same nginx, nginx with 2 workers beside TileKit's default, and at the first
     connection count the goal pair at equal load (SERVING_PAUSES) and one thread of each on
-    a core of its own, wrk on the other (SERVING_CORES)."""
+    a core of its own, wrk on the other (SERVING_CORES), and the control pairs
+    (SERVING_CONTROLS)."""
     import mercantile
     os.chmod(directory, 0o755)
     # The dedicated-cores pair needs cores 0 and 1: one for the servers, one for wrk.
     dedicated = like_for_like and {0, 1} <= os.sched_getaffinity(0)
+    control_busy_us = {}  # by mix: what the slowed control spins a request
     half = max(1, round(seconds / 2))  # wrk takes whole seconds
     bbox, zooms = "-74.05,40.68,-73.90,40.85", (10, 16)
     tiles = list(mercantile.tiles(*map(float, bbox.split(",")), list(range(zooms[0], zooms[1] + 1))))
@@ -694,6 +731,8 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
                               f" (equal load), at {connections[0]} connections" if like_for_like else None,
                               "dedicated_cores": f"tilekit serve --threads 1 and nginx's 1 worker each on core {SERVING_CORES['dedicated cores']['server']},"
                               f" wrk -t1 on core {SERVING_CORES['dedicated cores']['wrk']}, at {connections[0]} connections" if dedicated else None,
+                              "controls": "scripts/control-server.c (one thread, every tile in memory) beside nginx's 1 worker, then the same"
+                              f" spinning what nginx's worker took more CPU a request than it, at {connections[0]} connections" if like_for_like else None,
                               "tilekit_cache_mb": 128, "order": "per connection count: TileKit, nginx, nginx, TileKit"})
     for kind, label in SERVING_MIXES.items():
         upstream = f"{directory}/{kind}"
@@ -738,8 +777,14 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
                 processes.append(process)
                 pids[port] = process.pid
                 return port
+            def control(busy_us=0):
+                process, port = start_control(directory, upstream, f"/maps/{kind}", busy_us)
+                processes.append(process)
+                pids[port] = process.pid
+                return port
             ports = {"tilekit serve": tilekit(), "nginx (static files)": nginx()}
             if like_for_like:
+                ports[CONTROL] = control()
                 ports["tilekit serve --threads 1"] = tilekit("--threads", "1")
                 ports["nginx, 2 workers"] = nginx(workers=2)
                 if dedicated:
@@ -750,10 +795,15 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
             for index, count in enumerate(connections):
                 loads[count] = round(os.getloadavg()[0], 2)
                 for pair_label, names in SERVING_PAIRS.items():
-                    if (pair_label in SERVING_PAUSES or pair_label in SERVING_CORES) and index > 0:
+                    if (pair_label in SERVING_PAUSES or pair_label in SERVING_CORES or pair_label in SERVING_CONTROLS) and index > 0:
                         continue  # one connection count is enough for these comparisons
                     if pair_label in SERVING_CORES and not dedicated:
                         continue
+                    if pair_label == "control at nginx's CPU" and like_for_like:
+                        # What nginx's worker spent a request more than the control in their pair, just run.
+                        extra = cpu_share(kind, "control", count, 1)["server_cpu_us_per_request"] - cpu_share(kind, "control", count, 0)["server_cpu_us_per_request"]
+                        control_busy_us[kind] = round(max(0.0, extra), 1)
+                        ports[CONTROL_AT_NGINX_CPU] = control(control_busy_us[kind])
                     if pair_label == "goal" or like_for_like:
                         pairs[(pair_label, count)] = pair(names, (ports[names[0]], ports[names[1]]), count, index == 0, pair_label)
             cache = memory_cache_counts(ports["tilekit serve"])
@@ -779,6 +829,8 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
             print(f"(the mix's {mix['total_mb']} MB do not fit TileKit's default 128 MB tile cache (--cache-mb): it kept the tiles asked for"
                   f" most, and answered {hit_share:.0%} of the requests; the rest were read from the MBTiles file)")
         mix["tilekit_cache"] = {**cache, "hit_share": round(hit_share, 3)}
+        if kind in control_busy_us:
+            mix["control_busy_us_per_request"] = control_busy_us[kind]
         def figures(run):
             rate, p50, p99, errors = run
             return {"requests_per_s": rate, "p50_ms": duration_ms(p50), "p99_ms": duration_ms(p99), "errors": errors}
@@ -807,8 +859,9 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
                 if pair_label == "goal" or (pair_label, count) not in pairs:
                     continue
                 ours, theirs = pairs[(pair_label, count)]
-                rate = ratio(f"serving {kind} tiles req/s at {count} connections, {pair_label}: TileKit / nginx", ours[0] / theirs[0], section=section)
-                p99 = ratio(f"serving {kind} tiles p99 at {count} connections, {pair_label}: TileKit / nginx",
+                side = "control" if pair_label in SERVING_CONTROLS else "TileKit"
+                rate = ratio(f"serving {kind} tiles req/s at {count} connections, {pair_label}: {side} / nginx", ours[0] / theirs[0], section=section)
+                p99 = ratio(f"serving {kind} tiles p99 at {count} connections, {pair_label}: {side} / nginx",
                             p99_ratio(ours, theirs), better="lower", section=section)
                 idle = cpu_share(kind, pair_label, count, 0)["idle_share"], cpu_share(kind, pair_label, count, 1)["idle_share"]
                 print(f"{f'  {pair_label}, {count}':26} {rate:8.2f}x nginx req/s, p99 {p99:.2f}x nginx's"
