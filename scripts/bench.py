@@ -190,13 +190,17 @@ def start_nginx(directory, root, missing="=404", workers=1, core=None):
     return process, port
 
 
+# The C compiler that builds the serving section's control (none: no control pairs).
+C_COMPILER = shutil.which("cc") or shutil.which("clang")
+
+
 def start_control(directory, root, prefix, busy_us=0):
     """scripts/control-server.c (built on first use) serving `root` under `prefix` on a free
-    127.0.0.1 port, spinning `busy_us` µs before each reply; once it accepts connections (it
-    reads every tile first). Returns the process, to terminate, and the port."""
+    127.0.0.1 port, spinning `busy_us` µs of its CPU time before each reply; once it accepts
+    connections (it reads every tile first). Returns the process, to terminate, and the port."""
     binary = f"{directory}/control-server"
     if not os.path.exists(binary):
-        compiler = shutil.which("cc") or shutil.which("clang")
+        compiler = C_COMPILER
         subprocess.run([compiler, "-O2", "-o", binary, os.path.join(os.path.dirname(os.path.abspath(__file__)), "control-server.c")], check=True)
     port = free_port()
     process = subprocess.Popen([binary, root, str(port), "--prefix", prefix, "--busy-us", f"{busy_us:.1f}"])
@@ -208,6 +212,7 @@ def start_control(directory, root, prefix, busy_us=0):
         except OSError:
             if process.poll() is not None or time.monotonic() > deadline:
                 process.kill()
+                process.wait()
                 raise RuntimeError(f"the control server on {root} did not start")
             time.sleep(0.1)
 
@@ -719,6 +724,9 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
     # The dedicated-cores pair needs cores 0 and 1: one for the servers, one for wrk.
     dedicated = like_for_like and {0, 1} <= os.sched_getaffinity(0)
     control_busy_us = {}  # by mix: what the slowed control spins a request
+    controls = like_for_like and C_COMPILER is not None
+    if like_for_like and not controls:
+        print("(no C compiler (cc or clang): the control pairs are left out)")
     half = max(1, round(seconds / 2))  # wrk takes whole seconds
     bbox, zooms = "-74.05,40.68,-73.90,40.85", (10, 16)
     tiles = list(mercantile.tiles(*map(float, bbox.split(",")), list(range(zooms[0], zooms[1] + 1))))
@@ -732,7 +740,7 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
                               "dedicated_cores": f"tilekit serve --threads 1 and nginx's 1 worker each on core {SERVING_CORES['dedicated cores']['server']},"
                               f" wrk -t1 on core {SERVING_CORES['dedicated cores']['wrk']}, at {connections[0]} connections" if dedicated else None,
                               "controls": "scripts/control-server.c (one thread, every tile in memory) beside nginx's 1 worker, then the same"
-                              f" spinning what nginx's worker took more CPU a request than it, at {connections[0]} connections" if like_for_like else None,
+                              f" spinning what nginx's worker took more CPU a request than it, at {connections[0]} connections" if controls else None,
                               "tilekit_cache_mb": 128, "order": "per connection count: TileKit, nginx, nginx, TileKit"})
     for kind, label in SERVING_MIXES.items():
         upstream = f"{directory}/{kind}"
@@ -783,7 +791,7 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
                 pids[port] = process.pid
                 return port
             ports = {"tilekit serve": tilekit(), "nginx (static files)": nginx()}
-            if like_for_like:
+            if controls:
                 ports[CONTROL] = control()
                 ports["tilekit serve --threads 1"] = tilekit("--threads", "1")
                 ports["nginx, 2 workers"] = nginx(workers=2)
@@ -799,7 +807,9 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
                         continue  # one connection count is enough for these comparisons
                     if pair_label in SERVING_CORES and not dedicated:
                         continue
-                    if pair_label == "control at nginx's CPU" and like_for_like:
+                    if pair_label in SERVING_CONTROLS and not controls:
+                        continue
+                    if pair_label == "control at nginx's CPU":
                         # What nginx's worker spent a request more than the control in their pair, just run.
                         extra = cpu_share(kind, "control", count, 1)["server_cpu_us_per_request"] - cpu_share(kind, "control", count, 0)["server_cpu_us_per_request"]
                         control_busy_us[kind] = round(max(0.0, extra), 1)
@@ -839,7 +849,8 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
             runs.setdefault(name, {})[str(count)] = {**figures(run), "load_average_1min_before": loads.get(count)}
         paired = {}
         for (pair_label, count), (ours, theirs) in pairs.items():
-            paired.setdefault(pair_label, {})[str(count)] = {"tilekit": {**figures(ours), "cpu": cpu_share(kind, pair_label, count, 0)},
+            paired.setdefault(pair_label, {})[str(count)] = {"control" if pair_label in SERVING_CONTROLS else "tilekit":
+                                                             {**figures(ours), "cpu": cpu_share(kind, pair_label, count, 0)},
                                                              "nginx": {**figures(theirs), "cpu": cpu_share(kind, pair_label, count, 1)},
                                                              "servers": list(SERVING_PAIRS[pair_label])}
         record(section, kind, {"mix": mix, "runs": runs, "pairs": paired})
@@ -863,9 +874,12 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
                 rate = ratio(f"serving {kind} tiles req/s at {count} connections, {pair_label}: {side} / nginx", ours[0] / theirs[0], section=section)
                 p99 = ratio(f"serving {kind} tiles p99 at {count} connections, {pair_label}: {side} / nginx",
                             p99_ratio(ours, theirs), better="lower", section=section)
-                idle = cpu_share(kind, pair_label, count, 0)["idle_share"], cpu_share(kind, pair_label, count, 1)["idle_share"]
+                shares = cpu_share(kind, pair_label, count, 0), cpu_share(kind, pair_label, count, 1)
+                # The controls' CPU a request beside nginx's: whether the slowed one matched it.
+                cpu = (f"; CPU a request {shares[0]['server_cpu_us_per_request']} / {shares[1]['server_cpu_us_per_request']} µs"
+                       if pair_label in SERVING_CONTROLS else "")
                 print(f"{f'  {pair_label}, {count}':26} {rate:8.2f}x nginx req/s, p99 {p99:.2f}x nginx's"
-                      f" ({ours[0]:.0f} / {theirs[0]:.0f} req/s, p99 {ours[2]} / {theirs[2]}; idle {idle[0]:.0%} / {idle[1]:.0%})")
+                      f" ({ours[0]:.0f} / {theirs[0]:.0f} req/s, p99 {ours[2]} / {theirs[2]}; idle {shares[0]['idle_share']:.0%} / {shares[1]['idle_share']:.0%}{cpu})")
         if ("MapProxy (gunicorn)", connections[0]) in results:
             value = results[("tilekit serve", connections[0])][0] / results[("MapProxy (gunicorn)", connections[0])][0]
             ratio(f"serving {kind} tiles req/s at {connections[0]} connections, TileKit / MapProxy", value, section=section)

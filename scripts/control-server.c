@@ -6,8 +6,8 @@
    other header than the type and the length; any other path gets a 404. No logging, no
    validation, no timeouts: it serves wrk on 127.0.0.1 for a bench and nothing else.
 
-   With --busy-us N, each request also spins N microseconds, so the control can be run at
-   another server's CPU time a request.
+   With --busy-us N, each request also spins N microseconds of the thread's CPU time, so the
+   control can be run at another server's CPU time a request.
 
    cc -O2 -o control-server control-server.c
    control-server FOLDER PORT [--prefix /maps/small] [--busy-us 14] */
@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,9 +92,10 @@ static size_t load(const char *root, const char *relative, int count_only) {
 }
 
 static void spin(void) {
+    /* The thread's own CPU clock: time spent preempted does not count as work done. */
     struct timespec start, now;
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    do clock_gettime(CLOCK_MONOTONIC, &now);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
+    do clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
     while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < busy_ns);
 }
 
@@ -128,9 +130,10 @@ static void answer(int epoll, struct connection *c, const char *prefix, size_t p
         if (stop) {
             path++;
             size_t length = (size_t)(stop - path);
-            if (length >= prefix_length && !memcmp(path, prefix, prefix_length)) { path += prefix_length; length -= prefix_length; }
-            file = &files[slot(path, length)];
-            if (!file->path) file = NULL;
+            if (length > prefix_length && !memcmp(path, prefix, prefix_length)) {
+                file = &files[slot(path + prefix_length, length - prefix_length)];
+                if (!file->path) file = NULL;
+            }
         }
         if (busy_ns) spin();
         c->out[0] = (struct iovec){file ? file->head : (char *)not_found, file ? file->head_length : sizeof not_found - 1};
@@ -140,7 +143,9 @@ static void answer(int epoll, struct connection *c, const char *prefix, size_t p
         c->received -= used;
         if (!flush(c)) {
             if (errno != EAGAIN) { drop(epoll, c); return; }
-            struct epoll_event event = {.events = EPOLLIN | EPOLLOUT, .data.ptr = c};
+            /* Writing only, until the reply is out: a request arriving meanwhile waits in the
+               socket, and does not wake the loop while the reply cannot move. */
+            struct epoll_event event = {.events = EPOLLOUT, .data.ptr = c};
             epoll_ctl(epoll, EPOLL_CTL_MOD, c->fd, &event);
         }
     }
@@ -154,6 +159,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--busy-us")) busy_ns = (long)(atof(argv[i + 1]) * 1000);
     }
     size_t prefix_length = strlen(prefix);
+    signal(SIGPIPE, SIG_IGN);  /* a client gone mid-reply is an EPIPE from writev, not the end */
     size_t count = load(argv[1], "", 1);
     for (capacity = 64; capacity < 2 * count; capacity *= 2) {}
     files = calloc(capacity, sizeof *files);
