@@ -793,6 +793,7 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
             ports = {"tilekit serve": tilekit(), "nginx (static files)": nginx()}
             if controls:
                 ports[CONTROL] = control()
+            if like_for_like:
                 ports["tilekit serve --threads 1"] = tilekit("--threads", "1")
                 ports["nginx, 2 workers"] = nginx(workers=2)
                 if dedicated:
