@@ -200,8 +200,7 @@ def start_control(directory, root, prefix, busy_us=0):
     connections (it reads every tile first). Returns the process, to terminate, and the port."""
     binary = f"{directory}/control-server"
     if not os.path.exists(binary):
-        compiler = C_COMPILER
-        subprocess.run([compiler, "-O2", "-o", binary, os.path.join(os.path.dirname(os.path.abspath(__file__)), "control-server.c")], check=True)
+        subprocess.run([C_COMPILER, "-O2", "-o", binary, os.path.join(os.path.dirname(os.path.abspath(__file__)), "control-server.c")], check=True)
     port = free_port()
     process = subprocess.Popen([binary, root, str(port), "--prefix", prefix, "--busy-us", f"{busy_us:.1f}"])
     deadline = time.monotonic() + 120
@@ -774,22 +773,19 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
         # pair's.
         pairs = {}
         try:
+            def track(process, port):
+                """A started server: stopped in the `finally` below, its CPU watched by port."""
+                processes.append(process)
+                pids[port] = process.pid
+                return port
             def tilekit(*extra, core=None):
                 port = free_port()
-                processes.append(subprocess.Popen([*pinned(core), f"{RELEASE}/tilekit", "serve", f"{directory}/{kind}.mbtiles", "--host", "127.0.0.1",
-                                                   "--port", str(port), "--quiet", *extra], stdout=subprocess.DEVNULL))
-                pids[port] = processes[-1].pid
-                return port
+                return track(subprocess.Popen([*pinned(core), f"{RELEASE}/tilekit", "serve", f"{directory}/{kind}.mbtiles", "--host", "127.0.0.1",
+                                               "--port", str(port), "--quiet", *extra], stdout=subprocess.DEVNULL), port)
             def nginx(workers=1, core=None):
-                process, port = start_nginx(directory, upstream, workers=workers, core=core)
-                processes.append(process)
-                pids[port] = process.pid
-                return port
+                return track(*start_nginx(directory, upstream, workers=workers, core=core))
             def control(busy_us=0):
-                process, port = start_control(directory, upstream, f"/maps/{kind}", busy_us)
-                processes.append(process)
-                pids[port] = process.pid
-                return port
+                return track(*start_control(directory, upstream, f"/maps/{kind}", busy_us))
             ports = {"tilekit serve": tilekit(), "nginx (static files)": nginx()}
             if controls:
                 ports[CONTROL] = control()
