@@ -125,8 +125,9 @@ public final class HTTPServer: Sendable {
     /// Open client connections.
     public var connections: Int { context.watch.count }
 
-    /// Open client connections on each of the server's threads: new connections go to the
-    /// thread with the most room. Empty once the server is stopping (not to be read during
+    /// Open client connections on each of the server's threads: a new connection goes to the
+    /// thread for the CPU it came in on, or past 16 over an even share to the one with the
+    /// most room. Empty once the server is stopping (not to be read during
     /// `stop()`, which frees what it reads).
     public var connectionsPerThread: [Int] {
         guard !stopped.load(ordering: .acquiring) else { return [] }

@@ -126,28 +126,70 @@ import TestSupport
         #expect(kept.count == 9)
     }
 
-    /// Connections are shared out evenly between the threads. When every thread accepted
-    /// from the shared socket, the one awake took most: 23/9, 31/1, 32/0 of wrk's 32.
-    @Test func connectionsGoToTheThreadWithTheFewest() async throws {
+    /// Connections that come in on one CPU go to one thread, so that a client's thread talks
+    /// to one of ours, until that thread holds 16 more than an even share; then they go to
+    /// the thread with the fewest. (When every thread accepted from the shared socket, the
+    /// one awake took most: 23/9, 31/1, 32/0 of wrk's 32.)
+    @Test func connectionsFromOneCPUGoToOneThread() async throws {
+        guard let (even, odd) = Self.cpusOfEachParity() else { return }  // one CPU: nothing to group
         let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: Self.limits(threads: 2)) { _ in .text(200, "ok") }
         defer { server.stop() }
         var clients = [RawClient]()
-        for _ in 0..<20 { clients.append(try RawClient(port: server.port)) }
-        for client in clients { client.send(Self.get("/")) }
-        for client in clients { #expect(await client.read(until: "ok").hasPrefix("HTTP/1.1 200")) }
-        #expect(server.connectionsPerThread == [10, 10], "\(server.connectionsPerThread)")
-        // Seven close, wherever they were: the next ones go to the thread that lost more, until
-        // the two are even again.
-        clients.removeFirst(7)
-        _ = try await eventually(every: .milliseconds(20)) { server.connectionsPerThread.reduce(0, +) == 13 }
-        let before = server.connectionsPerThread
-        for _ in 0..<9 {
-            let client = try RawClient(port: server.port)
-            client.send(Self.get("/"))
-            #expect(await client.read(until: "ok").hasPrefix("HTTP/1.1 200"))
-            clients.append(client)
+        func open(_ count: Int, on cpu: Int) async throws {
+            let opened = try Self.connect(count, to: server.port, on: cpu)
+            for client in opened { client.send(Self.get("/")) }
+            for client in opened { #expect(await client.read(until: "ok").hasPrefix("HTTP/1.1 200")) }
+            clients += opened
         }
-        #expect(server.connectionsPerThread == [11, 11], "before \(before), after \(server.connectionsPerThread)")
+        try await open(8, on: even)
+        #expect(server.connectionsPerThread == [8, 0], "\(server.connectionsPerThread)")
+        try await open(8, on: odd)
+        #expect(server.connectionsPerThread == [8, 8], "\(server.connectionsPerThread)")
+        // 40 more from the first CPU: its thread takes them while it holds at most 16 over an
+        // even share (28 of 56), the other thread the rest.
+        try await open(40, on: even)
+        #expect(server.connectionsPerThread == [44, 12], "\(server.connectionsPerThread)")
+        #expect(clients.count == 56)
+    }
+
+    /// Two CPUs this process may run on, one even and one odd (connections go to thread CPU
+    /// modulo 2 of two), or nil.
+    static func cpusOfEachParity() -> (Int, Int)? {
+        var set = cpu_set_t()
+        guard let getAffinity = affinityCall("sched_getaffinity"), getAffinity(0, MemoryLayout<cpu_set_t>.size, &set) == 0 else { return nil }
+        let usable = withUnsafeBytes(of: &set) { bytes in (0..<bytes.count * 8).filter { bytes[$0 / 8] & (1 << ($0 % 8)) != 0 } }
+        guard let even = usable.first(where: { $0 % 2 == 0 }), let odd = usable.first(where: { $0 % 2 == 1 }) else { return nil }
+        return (even, odd)
+    }
+
+    /// glibc's sched_getaffinity or sched_setaffinity (for the calling thread with pid 0),
+    /// which Swift's Glibc module leaves out (they need _GNU_SOURCE).
+    static func affinityCall(_ name: String) -> (@convention(c) (pid_t, Int, UnsafeMutableRawPointer) -> Int32)? {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else { return nil }  // RTLD_DEFAULT
+        return unsafeBitCast(symbol, to: (@convention(c) (pid_t, Int, UnsafeMutableRawPointer) -> Int32).self)
+    }
+
+    /// `count` clients connected from a thread that runs on `cpu` alone: on loopback the
+    /// kernel takes in a connection's packets on the CPU of the thread that connects.
+    static func connect(_ count: Int, to port: Int, on cpu: Int) throws -> [RawClient] {
+        final class Outcome: @unchecked Sendable {  // written by the thread before `done`, read after
+            var clients: Result<[RawClient], any Error> = .success([])
+        }
+        let outcome = Outcome()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            var set = cpu_set_t()
+            withUnsafeMutableBytes(of: &set) { $0[cpu / 8] |= UInt8(1 << (cpu % 8)) }
+            if affinityCall("sched_setaffinity")?(0, MemoryLayout<cpu_set_t>.size, &set) != 0 {
+                outcome.clients = .failure(POSIXError(.EINVAL))
+            } else {
+                outcome.clients = Result { try (0..<count).map { _ in try RawClient(port: port) } }
+            }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        return try outcome.clients.get()
     }
 
     /// At the connection limit new connections wait in the listen queue, as libmicrohttpd's
