@@ -49,9 +49,11 @@ static size_t tk_keep_escaped(void *cls, struct MHD_Connection *connection, char
    talks to one of ours, and the kernel wakes it on the CPU of the thread that answers it.
    Shared out evenly, each of our threads woke both of wrk's, and wrk's two threads often
    queued on one core for the rest of a 4 ms scheduler tick while the other core ran ours:
-   with wrk -t2 -c32, five interleaved rounds, the small tiles' p99 was 3.63 ms shared out
-   evenly and 1.71 ms grouped by CPU (nginx's one worker 2.18), the large tiles' 6.29 and 4.76
-   (nginx 5.10).
+   with wrk -t2 -c32, eight interleaved rounds of 5 s, the small tiles' p99 was 3.55 ms shared
+   out evenly and 1.75 ms grouped by CPU (nginx's one worker 3.01), the large tiles' 6.83 and
+   6.28 (nginx 5.63: the large tiles' misses, read from SQLite, keep them behind). The
+   grouping holds when the client's threads connected from different CPUs: in 2 of 10 wrk
+   runs all 32 came in on one CPU, one thread served them all, and the p99 was 3.4-4.2 ms.
    The 16 let one client thread's connections opened in a row (wrk opens a thread's all at
    once) stay together; connections that all come in on one CPU (a network card with one
    queue) are still spread, no thread more than 16 over an even share. */

@@ -25,8 +25,9 @@ typedef void *(*tk_mhd_target_callback)(void *context, const char *target, struc
 /// `threads` libmicrohttpd daemons, each driven by a thread of its own (see tk_mhd.c for
 /// why not libmicrohttpd's pool), behind one listening socket whose connections go to one
 /// thread per CPU they came in on, within 16 of an even share (else to the thread with the
-/// fewest open): suspend/resume allowed, strict request parsing, calling `handler` with `context`, `target` with each request's raw
-/// target and `notify` on every connection's start and close. URLs and query arguments reach
+/// fewest open): suspend/resume allowed, strict request parsing, calling `handler` with
+/// `context`, `target` with each request's raw target and `notify` on every connection's
+/// start and close. URLs and query arguments reach
 /// the handler still percent-encoded. NULL on failure (the port in use, among others).
 struct tk_mhd_server;
 struct tk_mhd_server *tk_mhd_start(const struct tk_mhd_settings *settings,
