@@ -136,8 +136,7 @@ import TestSupport
         defer { server.stop() }
         var clients = [RawClient]()
         func open(_ count: Int, on cpu: Int) async throws {
-            let opened = try Self.connect(count, to: server.port, on: cpu)
-            for client in opened { client.send(Self.get("/")) }
+            let opened = try Self.connect(count, to: server.port, on: cpu, sending: Self.get("/"))
             for client in opened { #expect(await client.read(until: "ok").hasPrefix("HTTP/1.1 200")) }
             clients += opened
         }
@@ -169,9 +168,12 @@ import TestSupport
         return unsafeBitCast(symbol, to: (@convention(c) (pid_t, Int, UnsafeMutableRawPointer) -> Int32).self)
     }
 
-    /// `count` clients connected from a thread that runs on `cpu` alone: on loopback the
-    /// kernel takes in a connection's packets on the CPU of the thread that connects.
-    static func connect(_ count: Int, to port: Int, on cpu: Int) throws -> [RawClient] {
+    /// `count` clients connected from a thread that runs on `cpu` alone, each sending
+    /// `request` from there too: on loopback the kernel takes in a packet on the CPU of the
+    /// thread that sends it, and a connection's incoming CPU is its latest packet's. (Sent
+    /// from another thread, a request that arrived before the server accepted its connection
+    /// moved it to that thread's CPU: CI once saw [9, 7].)
+    static func connect(_ count: Int, to port: Int, on cpu: Int, sending request: String) throws -> [RawClient] {
         final class Outcome: @unchecked Sendable {  // written by the thread before `done`, read after
             var clients: Result<[RawClient], any Error> = .success([])
         }
@@ -184,6 +186,7 @@ import TestSupport
                 outcome.clients = .failure(POSIXError(.EINVAL))
             } else {
                 outcome.clients = Result { try (0..<count).map { _ in try RawClient(port: port) } }
+                if case .success(let clients) = outcome.clients { for client in clients { client.send(request) } }
             }
             done.signal()
         }
