@@ -136,7 +136,7 @@ import TestSupport
         defer { server.stop() }
         var clients = [RawClient]()
         func open(_ count: Int, on cpu: Int) async throws {
-            let opened = try Self.connect(count, to: server.port, on: cpu, sending: Self.get("/"))
+            let opened = try await Self.connect(count, to: server.port, on: cpu, sending: Self.get("/"))
             for client in opened { #expect(await client.read(until: "ok").hasPrefix("HTTP/1.1 200")) }
             clients += opened
         }
@@ -173,26 +173,17 @@ import TestSupport
     /// thread that sends it, and a connection's incoming CPU is its latest packet's. (Sent
     /// from another thread, a request that arrived before the server accepted its connection
     /// moved it to that thread's CPU: CI once saw [9, 7].)
-    static func connect(_ count: Int, to port: Int, on cpu: Int, sending request: String) throws -> [RawClient] {
-        final class Outcome: @unchecked Sendable {  // written by the thread before `done`, read after
-            var clients: Result<[RawClient], any Error> = .success([])
-        }
-        let outcome = Outcome()
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
+    static func connect(_ count: Int, to port: Int, on cpu: Int, sending request: String) async throws -> [RawClient] {
+        try await offPool { () -> Result<[RawClient], any Error> in  // a thread of its own, so pinning it touches no other
             var set = cpu_set_t()
             withUnsafeMutableBytes(of: &set) { $0[cpu / 8] |= UInt8(1 << (cpu % 8)) }
-            if affinityCall("sched_setaffinity")?(0, MemoryLayout<cpu_set_t>.size, &set) != 0 {
-                outcome.clients = .failure(POSIXError(.EINVAL))
-            } else {
-                outcome.clients = Result { try (0..<count).map { _ in try RawClient(port: port) } }
-                if case .success(let clients) = outcome.clients { for client in clients { client.send(request) } }
+            guard affinityCall("sched_setaffinity")?(0, MemoryLayout<cpu_set_t>.size, &set) == 0 else { return .failure(POSIXError(.EINVAL)) }
+            return Result {
+                let clients = try (0..<count).map { _ in try RawClient(port: port) }
+                for client in clients { client.send(request) }
+                return clients
             }
-            done.signal()
-        }
-        thread.start()
-        done.wait()
-        return try outcome.clients.get()
+        }.get()
     }
 
     /// At the connection limit new connections wait in the listen queue, as libmicrohttpd's
