@@ -284,12 +284,16 @@ static bool tk_mhd_listen_on(struct tk_mhd_worker *worker) {
 }
 
 /* The worker with the most room under its share of the connection limit, `self` among
-   equals (no handoff needed); `room` is what it has left. */
-static struct tk_mhd_worker *tk_mhd_roomiest(struct tk_mhd_server *server, struct tk_mhd_worker *self, int *room) {
+   equals (no handoff needed); `room` is what it has left, `total` the connections all
+   workers hold. */
+static struct tk_mhd_worker *tk_mhd_roomiest(struct tk_mhd_server *server, struct tk_mhd_worker *self, int *room, long *total) {
     struct tk_mhd_worker *best = self;
     int most = self->limit - atomic_load(&self->load);
+    *total = 0;
     for (unsigned int i = 0; i < server->count; i++) {
-        int left = server->workers[i].limit - atomic_load(&server->workers[i].load);
+        int load = atomic_load(&server->workers[i].load);
+        *total += load;
+        int left = server->workers[i].limit - load;
         if (left > most) {
             most = left;
             best = &server->workers[i];
@@ -338,15 +342,14 @@ static void tk_mhd_take_handoffs(struct tk_mhd_worker *worker) {
 enum { TK_MHD_CPU_ALLOWANCE = 16 };
 
 /* The thread for a connection just accepted: the one for the CPU it came in on while that
-   thread has room and stays within TK_MHD_CPU_ALLOWANCE of an even share, else `fewest`. */
-static struct tk_mhd_worker *tk_mhd_for_incoming_cpu(struct tk_mhd_server *server, int fd, struct tk_mhd_worker *fewest) {
+   thread has room and stays within TK_MHD_CPU_ALLOWANCE of an even share, else `fewest`.
+   `held`: the connections all threads held before this one (tk_mhd_roomiest's total). */
+static struct tk_mhd_worker *tk_mhd_for_incoming_cpu(struct tk_mhd_server *server, int fd, struct tk_mhd_worker *fewest, long held) {
     int cpu = -1;
     socklen_t length = sizeof cpu;
     if (server->count < 2 || getsockopt(fd, SOL_SOCKET, SO_INCOMING_CPU, &cpu, &length) != 0 || cpu < 0) return fewest;
     struct tk_mhd_worker *home = &server->workers[(unsigned int)cpu % server->count];
-    long total = 1;  /* this connection */
-    for (unsigned int i = 0; i < server->count; i++) total += atomic_load(&server->workers[i].load);
-    long even = (total + server->count - 1) / server->count;
+    long even = (held + 1 + server->count - 1) / server->count;  /* with this connection */
     int load = atomic_load(&home->load);
     return load < home->limit && load + 1 <= even + TK_MHD_CPU_ALLOWANCE ? home : fewest;
 }
@@ -362,7 +365,8 @@ static int tk_mhd_accept(struct tk_mhd_worker *worker) {
     struct tk_mhd_server *server = worker->server;
     for (int i = 0; i < 64; i++) {
         int room;
-        struct tk_mhd_worker *target = tk_mhd_roomiest(server, worker, &room);
+        long held;
+        struct tk_mhd_worker *target = tk_mhd_roomiest(server, worker, &room, &held);
         if (room <= 0) return 10;
         struct tk_mhd_handoff handoff;
         handoff.length = sizeof handoff.address;
@@ -371,7 +375,7 @@ static int tk_mhd_accept(struct tk_mhd_worker *worker) {
             if (errno == EINTR || errno == ECONNABORTED) continue;
             return (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) ? 100 : 0;
         }
-        target = tk_mhd_for_incoming_cpu(server, handoff.fd, target);
+        target = tk_mhd_for_incoming_cpu(server, handoff.fd, target, held);
         atomic_fetch_add(&target->load, 1);
         if (target != worker) {
             if (tk_mhd_hand_over(target, &handoff)) continue;
