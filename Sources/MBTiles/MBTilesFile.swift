@@ -62,9 +62,14 @@ public final class MBTilesReader: Sendable {
     /// Connections not in use. Each is used by one task at a time: it is taken out of this
     /// Mutex-guarded pool for the duration of a query.
     private let pool: Mutex<[ConnectionBox]>
+    /// How long tile lookups on one connection share a read transaction before it ends, so a
+    /// writer adding tiles to the file waits at most about this long for its commit (see
+    /// `SQLiteConnection.holdRead` for what sharing saves). Between 0 and an hour.
+    public let readHold: Duration
 
     /// Opens a file, checking that it is SQLite with a `tiles` table or view; errors name the path.
-    public init(path: String) throws(SQLiteError) {
+    public init(path: String, readHold: Duration = .milliseconds(5)) throws(SQLiteError) {
+        self.readHold = min(max(readHold, .zero), .seconds(3600))
         guard FileManager.default.fileExists(atPath: path) else {
             throw SQLiteError(code: 14, message: "no such file", path: path)
         }
@@ -111,10 +116,19 @@ public final class MBTilesReader: Sendable {
         try withConnection(timeLimit: immediately ? .milliseconds(50) : Self.lookupTimeLimit) { connection in
             if immediately { connection.waitsForWriters = false }
             defer { if immediately { connection.waitsForWriters = true } }
+            if connection.readHeldSince == nil {
+                try connection.holdRead()
+                endHeldReads(after: readHold)
+            }
             var bytes: [UInt8]?
-            try connection.query("SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
-                                 [.integer(tile.z), .integer(tile.x), .integer(tile.tmsY)]) { row in
-                bytes = row.blob(0)
+            do {
+                try connection.query("SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
+                                     [.integer(tile.z), .integer(tile.x), .integer(tile.tmsY)]) { row in
+                    bytes = row.blob(0)
+                }
+            } catch {
+                connection.endHeldRead()
+                throw error
             }
             return bytes
         }
@@ -166,9 +180,36 @@ public final class MBTilesReader: Sendable {
 
     private func withConnection<T>(timeLimit: Duration, _ body: (SQLiteConnection) throws -> T) throws -> T {
         let box = try pool.withLock { $0.popLast() } ?? ConnectionBox(SQLiteConnection(path: path, mode: .readOnly))
-        defer { pool.withLock { if $0.count < 8 { $0.append(box) } } }
+        defer {
+            if let since = box.connection.readHeldSince, since.duration(to: .now) >= readHold { box.connection.endHeldRead() }
+            if !pool.withLock({ $0.count < 8 ? ($0.append(box), true).1 : false }) { box.connection.endHeldRead() }
+        }
         box.connection.timeLimit = timeLimit
         return try body(box.connection)
+    }
+
+    /// Where held reads are ended: a serial queue of its own (so a thread of its own when
+    /// needed), not the global queue, whose threads tasks blocked in I/O may all hold.
+    private static let holdTimers = DispatchQueue(label: "tilekit.mbtiles.held-reads")
+
+    /// Ends, `delay` from now, the read transactions of connections in the pool that are
+    /// `readHold` old by then; a connection in use ends its own when it comes back (above).
+    /// Looks again for those that were younger, so none stays open on an idle reader.
+    private func endHeldReads(after delay: Duration) {
+        let nanoseconds = Int(clamping: delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
+        Self.holdTimers.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+            guard let self else { return }
+            let next: Duration? = pool.withLock { boxes in
+                var next: Duration?
+                for box in boxes {
+                    guard let since = box.connection.readHeldSince else { continue }
+                    let age = since.duration(to: .now)
+                    if age >= readHold { box.connection.endHeldRead() } else { next = min(next ?? readHold, readHold - age) }
+                }
+                return next
+            }
+            if let next { endHeldReads(after: next) }
+        }
     }
 }
 

@@ -50,6 +50,31 @@ final class SQLiteConnection {
     }
     static let busyTimeoutMilliseconds: Int32 = 5000
 
+    /// When the read transaction `holdRead` opened began, or nil when none is open.
+    private(set) var readHeldSince: ContinuousClock.Instant?
+
+    /// Opens a read transaction that the next queries share, unless one is open. A query on
+    /// its own takes SQLite's shared lock, looks for a hot journal and rereads the file's
+    /// change counter, then drops the lock: eight system calls (four `fcntl`, three `stat`,
+    /// a `pread`), some 14 µs of a 114 µs read of a 117 KB tile (see README, "Serving,
+    /// large tiles past the cache"). Inside the transaction a writer cannot commit, so its
+    /// holder ends it soon (`endHeldRead`).
+    func holdRead() throws(SQLiteError) {
+        guard readHeldSince == nil else { return }
+        try execute("BEGIN")
+        readHeldSince = .now
+    }
+
+    /// Ends the read transaction `holdRead` opened, if any (a query's failure may have ended
+    /// it already: SQLite rolls back on some errors).
+    func endHeldRead() {
+        guard readHeldSince != nil else { return }
+        readHeldSince = nil
+        if sqlite3_get_autocommit(handle) == 0, sqlite3_exec(handle, "COMMIT", nil, nil, nil) != SQLITE_OK {
+            sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+        }
+    }
+
     enum Mode { case readOnly, readWrite, create }
 
     /// SQLite's process-wide settings, made once before the first connection opens.
