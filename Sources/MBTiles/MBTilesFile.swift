@@ -61,7 +61,7 @@ public final class MBTilesReader: Sendable {
     public let metadata: MBTiles.Metadata
     /// Connections not in use. Each is used by one task at a time: it is taken out of this
     /// Mutex-guarded pool for the duration of a query.
-    private let pool: Mutex<[ConnectionBox]>
+    private let pool: Mutex<ConnectionPool>
     /// How long tile lookups on one connection share a read transaction before it ends, so a
     /// writer adding tiles to the file waits at most about this long for its commit (see
     /// `SQLiteConnection.holdRead` for what sharing saves). Between 0 and an hour.
@@ -99,7 +99,7 @@ public final class MBTilesReader: Sendable {
             // No metadata table: every field is optional.
         }
         metadata = MBTiles.Metadata(values)
-        pool = Mutex([ConnectionBox(connection)])
+        pool = Mutex(ConnectionPool(idle: [ConnectionBox(connection)]))
     }
 
     /// The longest a query over the whole file (listing tiles, the stored zooms) may work
@@ -116,10 +116,7 @@ public final class MBTilesReader: Sendable {
         try withConnection(timeLimit: immediately ? .milliseconds(50) : Self.lookupTimeLimit) { connection in
             if immediately { connection.waitsForWriters = false }
             defer { if immediately { connection.waitsForWriters = true } }
-            if connection.readHeldSince == nil {
-                try connection.holdRead()
-                endHeldReads(after: readHold)
-            }
+            if readHold > .zero { try connection.holdRead() }
             var bytes: [UInt8]?
             do {
                 try connection.query("SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
@@ -179,37 +176,64 @@ public final class MBTilesReader: Sendable {
     }
 
     private func withConnection<T>(timeLimit: Duration, _ body: (SQLiteConnection) throws -> T) throws -> T {
-        let box = try pool.withLock { $0.popLast() } ?? ConnectionBox(SQLiteConnection(path: path, mode: .readOnly))
-        defer {
-            if let since = box.connection.readHeldSince, since.duration(to: .now) >= readHold { box.connection.endHeldRead() }
-            if !pool.withLock({ $0.count < 8 ? ($0.append(box), true).1 : false }) { box.connection.endHeldRead() }
-        }
+        let box = try pool.withLock { $0.idle.popLast() } ?? ConnectionBox(SQLiteConnection(path: path, mode: .readOnly))
+        defer { putBack(box) }
         box.connection.timeLimit = timeLimit
         return try body(box.connection)
+    }
+
+    /// Returns a connection to the pool, ending its held read if it is `readHold` old and
+    /// otherwise making sure a timer will: the check and the return are one step under the
+    /// pool's lock, so the timer either sees the connection in the pool or ran before it.
+    private func putBack(_ box: ConnectionBox) {
+        let armAfter: Duration? = pool.withLock { pool in
+            guard pool.idle.count < 8 else {
+                box.connection.endHeldRead()
+                return nil
+            }
+            pool.idle.append(box)
+            return pool.endOldHeldReads(readHold)
+        }
+        if let armAfter { endHeldReads(after: armAfter) }
     }
 
     /// Where held reads are ended: a serial queue of its own (so a thread of its own when
     /// needed), not the global queue, whose threads tasks blocked in I/O may all hold.
     private static let holdTimers = DispatchQueue(label: "tilekit.mbtiles.held-reads")
 
-    /// Ends, `delay` from now, the read transactions of connections in the pool that are
-    /// `readHold` old by then; a connection in use ends its own when it comes back (above).
-    /// Looks again for those that were younger, so none stays open on an idle reader.
+    /// Ends, `delay` from now, the held reads of connections in the pool that are
+    /// `readHold` old by then, and arms itself again while younger ones are left; a
+    /// connection in use ends its own or arms this when it comes back (`putBack`).
     private func endHeldReads(after delay: Duration) {
         let nanoseconds = Int(clamping: delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
         Self.holdTimers.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
             guard let self else { return }
-            let next: Duration? = pool.withLock { boxes in
-                var next: Duration?
-                for box in boxes {
-                    guard let since = box.connection.readHeldSince else { continue }
-                    let age = since.duration(to: .now)
-                    if age >= readHold { box.connection.endHeldRead() } else { next = min(next ?? readHold, readHold - age) }
-                }
-                return next
+            let next: Duration? = pool.withLock { pool in
+                pool.timerArmed = false
+                return pool.endOldHeldReads(readHold)
             }
             if let next { endHeldReads(after: next) }
         }
+    }
+}
+
+/// The connections not in use, and whether a timer to end their held reads is pending.
+private struct ConnectionPool {
+    var idle: [ConnectionBox]
+    var timerArmed = false
+
+    /// Ends the held reads that are `hold` old; for those younger, when no timer is
+    /// pending, marks one as armed and returns in how long it should run.
+    mutating func endOldHeldReads(_ hold: Duration) -> Duration? {
+        var next: Duration?
+        for box in idle {
+            guard let since = box.connection.readHeldSince else { continue }
+            let age = since.duration(to: .now)
+            if age >= hold { box.connection.endHeldRead() } else { next = min(next ?? hold, hold - age) }
+        }
+        guard let next, !timerArmed else { return nil }
+        timerArmed = true
+        return next
     }
 }
 

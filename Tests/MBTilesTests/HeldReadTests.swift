@@ -27,7 +27,7 @@ import CSQLite
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = try rollbackJournalFile(in: directory)
-        let reader = try MBTilesReader(path: path, readHold: .milliseconds(500))
+        let reader = try MBTilesReader(path: path, readHold: .milliseconds(1500))
         #expect(try reader.tile(TileID(z: 0, x: 0, y: 0)) == [0])
 
         // Within the hold the reader's shared lock keeps a writer that will not wait from committing...
@@ -41,7 +41,7 @@ import CSQLite
         writer.waitsForWriters = true
         let started = ContinuousClock.now
         try writer.execute("BEGIN IMMEDIATE; INSERT INTO tiles VALUES (1, 0, 0, x'01'); COMMIT")
-        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(ContinuousClock.now - started < .seconds(4))
         // The reader's next lookup is in a new transaction, which sees the commit.
         #expect(try reader.tile(TileID(z: 1, x: 0, y: 1)) == [1])
     }
@@ -57,13 +57,17 @@ import CSQLite
             while !stop.withLock({ $0 }), (try? reader.tile(TileID(z: 0, x: 0, y: 0))) == [0] { lookups.withLock { $0 += 1 } }
             done.signal()
         }
-        while lookups.withLock({ $0 }) < 100 { usleep(1000) }
+        // (Each wait gives up after 10 s: a lookup that failed ends the loop.)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while lookups.withLock({ $0 }) < 100, ContinuousClock.now < deadline { usleep(1000) }
+        #expect(lookups.withLock { $0 } >= 100)
         let writer = try SQLiteConnection(path: path, mode: .readWrite)
         for row in 0..<5 {
             try writer.execute("BEGIN IMMEDIATE; INSERT INTO tiles VALUES (3, 0, \(row), x'03'); COMMIT")
         }
         let before = lookups.withLock { $0 }
-        while lookups.withLock({ $0 }) < before + 100 { usleep(1000) }
+        while lookups.withLock({ $0 }) < before + 100, ContinuousClock.now < deadline + .seconds(10) { usleep(1000) }
+        #expect(lookups.withLock { $0 } >= before + 100)
         stop.withLock { $0 = true }
         done.wait()
         #expect(try reader.tile(TileID(z: 3, x: 0, y: 7 - 4)) == [3])
