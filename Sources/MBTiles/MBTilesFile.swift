@@ -192,7 +192,7 @@ public final class MBTilesReader: Sendable {
                 return nil
             }
             pool.idle.append(box)
-            return pool.endOldHeldReads(readHold)
+            return pool.endOldHeldReads(of: CollectionOfOne(box), hold: readHold)
         }
         if let armAfter { endHeldReads(after: armAfter) }
     }
@@ -205,12 +205,11 @@ public final class MBTilesReader: Sendable {
     /// `readHold` old by then, and arms itself again while younger ones are left; a
     /// connection in use ends its own or arms this when it comes back (`putBack`).
     private func endHeldReads(after delay: Duration) {
-        let nanoseconds = Int(clamping: delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
-        Self.holdTimers.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+        Self.holdTimers.asyncAfter(deadline: .now() + delay.seconds) { [weak self] in
             guard let self else { return }
             let next: Duration? = pool.withLock { pool in
                 pool.timerArmed = false
-                return pool.endOldHeldReads(readHold)
+                return pool.endOldHeldReads(of: pool.idle, hold: readHold)
             }
             if let next { endHeldReads(after: next) }
         }
@@ -222,11 +221,12 @@ private struct ConnectionPool {
     var idle: [ConnectionBox]
     var timerArmed = false
 
-    /// Ends the held reads that are `hold` old; for those younger, when no timer is
-    /// pending, marks one as armed and returns in how long it should run.
-    mutating func endOldHeldReads(_ hold: Duration) -> Duration? {
+    /// Ends the held reads of `boxes` (idle ones) that are `hold` old; for those younger,
+    /// when no timer is pending, marks one as armed and returns in how long it should run.
+    /// A connection coming back looks only at itself; the timer looks at all.
+    mutating func endOldHeldReads(of boxes: some Sequence<ConnectionBox>, hold: Duration) -> Duration? {
         var next: Duration?
-        for box in idle {
+        for box in boxes {
             guard let since = box.connection.readHeldSince else { continue }
             let age = since.duration(to: .now)
             if age >= hold { box.connection.endHeldRead() } else { next = min(next ?? hold, hold - age) }
