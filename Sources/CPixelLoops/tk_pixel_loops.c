@@ -205,3 +205,38 @@ bool tk_average_quadrant(const uint8_t *child, ptrdiff_t size, uint8_t *parent, 
     }
     return any;
 }
+
+#if defined(__x86_64__)
+__attribute__((target("ssse3")))
+static ptrdiff_t rgb_to_rgba_ssse3(const uint8_t *rgb, uint8_t *rgba, ptrdiff_t pixels) {
+    // Each 16-byte load holds 4 pixels (12 bytes) and 4 bytes of the next: the last load of
+    // 16 pixels reads 4 bytes past them, so the loop stops while that is still in the row.
+    const __m128i spread = _mm_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1);
+    const __m128i opaque = _mm_set1_epi32((int)0xFF000000u);
+    ptrdiff_t x = 0;
+    for (; 3 * x + 52 <= 3 * pixels; x += 16) {
+        const uint8_t *in = rgb + 3 * x;
+        uint8_t *out = rgba + 4 * x;
+        for (int k = 0; k < 4; k++) {
+            __m128i p = _mm_loadu_si128((const __m128i *)(in + 12 * k));
+            _mm_storeu_si128((__m128i *)(out + 16 * k), _mm_or_si128(_mm_shuffle_epi8(p, spread), opaque));
+        }
+    }
+    return x;
+}
+#endif
+
+void tk_rgb_to_rgba(const uint8_t *rgb, uint8_t *rgba, ptrdiff_t pixels) {
+    ptrdiff_t x = 0;
+#if defined(__x86_64__)
+    static int ssse3 = -1;
+    if (ssse3 < 0) ssse3 = __builtin_cpu_supports("ssse3") ? 1 : 0;
+    if (ssse3) x = rgb_to_rgba_ssse3(rgb, rgba, pixels);
+#endif
+    for (; x < pixels; x++) {
+        rgba[4 * x] = rgb[3 * x];
+        rgba[4 * x + 1] = rgb[3 * x + 1];
+        rgba[4 * x + 2] = rgb[3 * x + 2];
+        rgba[4 * x + 3] = 255;
+    }
+}

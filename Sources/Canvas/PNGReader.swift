@@ -1,4 +1,5 @@
 internal import CDeflate
+internal import CPixelLoops
 
 /// Decodes the PNGs that tiles are (8-bit, not interlaced) in one piece: the IDAT data
 /// inflated by one libdeflate call, then unfiltered and expanded to RGBA in one pass.
@@ -303,27 +304,19 @@ enum PNGReader {
             case 6:
                 out.initialize(from: row, count: width * 4)
             case 2:
-                // Pixels as little-endian words RGBA; the colour key, when there is one, is the
-                // word with alpha 255 that becomes alpha 0.
-                let opaque = UInt32(0xFF00_0000)
-                let keyWord = key.map { UInt32($0.0) | UInt32($0.1) << 8 | UInt32($0.2) << 16 | opaque }
-                let words = UnsafeMutableRawPointer(out)
-                let bytes = UnsafeRawPointer(row)
-                // Each pixel but the last as one 4-byte load (its RGB and the next pixel's
-                // red, replaced by alpha): the last would read past the row.
-                var x = 0
-                if keyWord == nil {
-                    while x + 1 < width {
-                        let word = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 3 * x, as: UInt32.self)) | opaque
-                        words.storeBytes(of: word.littleEndian, toByteOffset: 4 * x, as: UInt32.self)
-                        x += 1
-                    }
+                guard let key else {
+                    tk_rgb_to_rgba(row, out, width)
+                    return true
                 }
-                while x < width {
+                // Pixels as little-endian words RGBA; the colour key is the word with alpha 255
+                // that becomes alpha 0.
+                let opaque = UInt32(0xFF00_0000)
+                let keyWord = UInt32(key.0) | UInt32(key.1) << 8 | UInt32(key.2) << 16 | opaque
+                let words = UnsafeMutableRawPointer(out)
+                for x in 0..<width {
                     var word = UInt32(row[3 * x]) | UInt32(row[3 * x + 1]) << 8 | UInt32(row[3 * x + 2]) << 16 | opaque
                     if word == keyWord { word &= 0x00FF_FFFF }
                     words.storeBytes(of: word.littleEndian, toByteOffset: 4 * x, as: UInt32.self)
-                    x += 1
                 }
             case 0:
                 let kg = key.map { Int($0.0) } ?? -1

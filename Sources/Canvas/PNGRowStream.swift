@@ -19,6 +19,10 @@ internal import CISAL
 final class PNGRowStream {
     /// File bytes read ahead; the colour chunks must also lie within the first this many.
     static let bufferSize = 1 << 20
+    /// Filtered rows inflated at once (at least one row, however wide).
+    static let batchBytes = 1 << 20
+    /// IDAT data handed to inflate at once.
+    static let compressedSize = 1 << 18
 
     private let layout: PNGReader.Layout
     private let height: Int
@@ -27,6 +31,8 @@ final class PNGRowStream {
     private let state: UnsafeMutablePointer<inflate_state>
     /// Bytes read from the file and not yet used: `buffer[position ..< end]`.
     private let buffer: UnsafeMutablePointer<UInt8>
+    /// IDAT data copied out of its chunks for inflate (`feed`).
+    private let compressed: UnsafeMutablePointer<UInt8>
     private var position = 0
     private var end = 0
     /// Data bytes of the current IDAT chunk not yet handed to inflate, and the CRC-32 of its
@@ -35,8 +41,15 @@ final class PNGRowStream {
     private var chunkCRC: UInt32?
     /// True once the zlib stream's first byte was checked.
     private var headerChecked = false
-    /// A filtered row (its filter type first), and the unfiltered row and the one above it.
+    /// Filtered rows (each its filter type first), inflated `batchRows` at a time: igzip
+    /// copies its 32 KiB history out and back on every call, which cost as much again as the
+    /// inflating when each call made one 49 KB row of a 16384 px scan. `batched` rows are in
+    /// the buffer, `used` of them returned.
     private let filtered: UnsafeMutablePointer<UInt8>
+    private let batchRows: Int
+    private var batched = 0
+    private var used = 0
+    /// The unfiltered row and the one above it.
     private var current: UnsafeMutablePointer<UInt8>
     private var above: UnsafeMutablePointer<UInt8>
     private var rowsRead = 0
@@ -70,7 +83,9 @@ final class PNGRowStream {
         self.end = end
         position = layout.imageDataStart
         rowBytes = width * layout.channels
-        filtered = .allocate(capacity: rowBytes + 1)
+        batchRows = max(1, Self.batchBytes / (rowBytes + 1))
+        filtered = .allocate(capacity: batchRows * (rowBytes + 1))
+        compressed = .allocate(capacity: Self.compressedSize)
         current = .allocate(capacity: rowBytes)
         above = .allocate(capacity: rowBytes)
         above.initialize(repeating: 0, count: rowBytes)  // zeros above the first row
@@ -84,6 +99,7 @@ final class PNGRowStream {
         above.deallocate()
         current.deallocate()
         filtered.deallocate()
+        compressed.deallocate()
         buffer.deallocate()
         close(file)
     }
@@ -93,7 +109,25 @@ final class PNGRowStream {
     func readRow(into rgba: UnsafeMutablePointer<UInt8>) -> Bool {
         guard !failed, rowsRead < height else { return false }
         failed = true  // until this row is whole
-        let count = rowBytes + 1
+        if used == batched {
+            // The next rows, never past the image's last (`finish` checks what follows it).
+            guard inflateRows(min(batchRows, height - rowsRead)) else { return false }
+        }
+        let row = filtered + used * (rowBytes + 1)
+        guard PNGReader.Layout.unfilter(row[0], row + 1, into: current, above: above, rowBytes, layout.channels),
+              layout.expand(current, into: rgba) else { return false }
+        used += 1
+        swap(&above, &current)
+        guard rowsRead + 1 < height || finish() else { return false }
+        rowsRead += 1
+        failed = false
+        return true
+    }
+
+    /// Inflates the next `rows` filtered rows into `filtered`; false on damage or when the
+    /// stream ends first.
+    private func inflateRows(_ rows: Int) -> Bool {
+        let count = rows * (rowBytes + 1)
         var filled = 0
         while filled < count {
             if state.pointee.avail_in == 0 && state.pointee.block_state != ISAL_BLOCK_FINISH {
@@ -110,12 +144,8 @@ final class PNGRowStream {
             // The stream ended before the image did.
             if filled < count && state.pointee.block_state == ISAL_BLOCK_FINISH { return false }
         }
-        guard PNGReader.Layout.unfilter(filtered[0], filtered + 1, into: current, above: above, rowBytes, layout.channels),
-              layout.expand(current, into: rgba) else { return false }
-        swap(&above, &current)
-        guard rowsRead + 1 < height || finish() else { return false }
-        rowsRead += 1
-        failed = false
+        batched = rows
+        used = 0
         return true
     }
 
@@ -142,30 +172,40 @@ final class PNGRowStream {
         return chunkCRC == nil || closeChunk()
     }
 
-    /// Hands inflate the next run of IDAT data, moving on through the chunks (each CRC
-    /// checked); false when the file ends or the IDAT chunks end first, or a CRC is wrong.
+    /// Hands inflate the next run of IDAT data: copied from as many chunks as fit in
+    /// `compressed`, each CRC checked as its end is reached, so one igzip call can make many
+    /// rows however small the chunks (libpng writes 8 KiB ones; see `filtered`). False when
+    /// the file ends or the IDAT chunks end before any data, or a CRC is wrong.
     private func feed() -> Bool {
-        while chunkLeft == 0 {
-            if chunkCRC != nil { guard closeChunk() else { return false } }
-            guard available(8) else { return false }
-            let length = Int(Self.uint32(buffer + position))
-            guard Self.uint32(buffer + position + 4) == PNGReader.Chunk.IDAT, length <= Int(Int32.max) else { return false }
-            chunkCRC = libdeflate_crc32(0, buffer + position + 4, 4)
-            position += 8
-            chunkLeft = length
-            // The zlib stream must declare a 32 KiB window (CMF 0x78), as PNGReader requires.
-            if !headerChecked && length > 0 {
-                guard available(1), buffer[position] == 0x78 else { return false }
-                headerChecked = true
+        var staged = 0
+        while staged < Self.compressedSize {
+            if chunkLeft == 0 {
+                if chunkCRC != nil { guard closeChunk() else { return false } }
+                // The image data ends at the first chunk that is not an IDAT.
+                guard available(8), Self.uint32(buffer + position + 4) == PNGReader.Chunk.IDAT else { break }
+                let length = Int(Self.uint32(buffer + position))
+                guard length <= Int(Int32.max) else { return false }
+                chunkCRC = libdeflate_crc32(0, buffer + position + 4, 4)
+                position += 8
+                chunkLeft = length
+                // The zlib stream must declare a 32 KiB window (CMF 0x78), as PNGReader requires.
+                if !headerChecked && length > 0 {
+                    guard available(1), buffer[position] == 0x78 else { return false }
+                    headerChecked = true
+                }
+                continue
             }
+            guard available(1) else { return false }
+            let count = min(chunkLeft, end - position, Self.compressedSize - staged)
+            chunkCRC = libdeflate_crc32(chunkCRC ?? 0, buffer + position, count)
+            (compressed + staged).initialize(from: buffer + position, count: count)
+            staged += count
+            position += count
+            chunkLeft -= count
         }
-        guard available(1) else { return false }
-        let count = min(chunkLeft, end - position)
-        chunkCRC = libdeflate_crc32(chunkCRC ?? 0, buffer + position, count)
-        state.pointee.next_in = buffer + position
-        state.pointee.avail_in = UInt32(count)
-        position += count
-        chunkLeft -= count
+        guard staged > 0 else { return false }
+        state.pointee.next_in = compressed
+        state.pointee.avail_in = UInt32(staged)
         return true
     }
 
@@ -178,8 +218,8 @@ final class PNGRowStream {
     }
 
     /// True when at least `count` bytes are unread in the buffer, reading more of the file
-    /// if needed (the unread bytes moved to its start first: inflate has used all it was
-    /// handed whenever this is called).
+    /// if needed (the unread bytes moved to its start first: inflate reads its own copy,
+    /// `compressed`).
     private func available(_ count: Int) -> Bool {
         if end - position >= count { return true }
         let unread = end - position

@@ -5,6 +5,21 @@ import Rendering
 // written with sortedJSONText like every JSON TileKit writes.
 
 /// `codecs`: one encoder setting's rate over the image's tiles.
+struct ScanTimes: Encodable {
+    var width: Int
+    var height: Int
+    var rounds: Int
+    /// The best round's.
+    var seconds: Double
+    var megapixelsPerSecond: Double
+    /// Keeps the rows from being optimized away.
+    var checksum: Int
+
+    enum CodingKeys: String, CodingKey {
+        case width, height, rounds, seconds, checksum, megapixelsPerSecond = "megapixels_per_s"
+    }
+}
+
 struct PNGDecodeTimes: Encodable {
     var files: Int
     /// The files PNGReader reads: the ones timed.

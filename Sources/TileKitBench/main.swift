@@ -7,6 +7,9 @@
 //   tilekit-bench decode-png PATH... [--rounds 200]
 //       decodes every PNG under the paths with PNGReader and with libpng, alternately, on
 //       one core: milliseconds a tile for each (the same tiles: those PNGReader reads)
+//   tilekit-bench scan IMAGE [--rounds 3]
+//       reads the image's rows top to bottom with ImageRowReader (what a pyramid's decoding
+//       thread does) on one core: the best round's seconds and megapixels a second
 //   tilekit-bench read STORE [--seconds 2] [--concurrency 1] [--warm]
 //       reads every tile of a store in random order, one after another (or N at a time), on
 //       one core; STORE may be the URL of a PMTiles file (`range_requests`: those sent while
@@ -48,6 +51,9 @@ case "decode-png":
     let paths = arguments.dropFirst().prefix { !$0.hasPrefix("--") }
     guard !paths.isEmpty else { fail("usage: tilekit-bench decode-png PATH... [--rounds 200]") }
     benchPNGDecoding(paths: Array(paths), rounds: max(1, Int(number("--rounds", 200))))
+case "scan":
+    guard arguments.count >= 2 else { fail("usage: tilekit-bench scan IMAGE [--rounds 3]") }
+    benchScan(path: arguments[1], rounds: max(1, Int(number("--rounds", 3))))
 case "read":
     guard arguments.count >= 2 else { fail("usage: tilekit-bench read STORE [--seconds 2] [--concurrency 1] [--warm]") }
     await read(path: arguments[1], minimum: number("--seconds", 2), concurrency: max(1, Int(number("--concurrency", 1))),
@@ -130,6 +136,30 @@ func benchPNGDecoding(paths: [String], rounds: Int) {
     printJSONLine(PNGDecodeTimes(files: files.count, tiles: tiles.count, rounds: rounds, pngreaderMS: fast.seconds * 1000 / decodes,
                                  libpngMS: libpng.seconds * 1000 / decodes, meanBytes: tiles.reduce(0) { $0 + $1.count } / tiles.count,
                                  checksum: checksum))
+}
+
+/// Every row of a (large) image through ImageRowReader, the pyramid's decoding path.
+func benchScan(path: String, rounds: Int) {
+    let clock = ContinuousClock()
+    var best = Duration.seconds(1e9), width = 0, height = 0, checksum = 0
+    for _ in 0..<rounds {
+        let start = clock.now
+        do {
+            let reader = try ImageRowReader(path: path)
+            (width, height) = (reader.width, reader.height)
+            let row = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: reader.width * 4)
+            defer { row.deallocate() }
+            for _ in 0..<reader.height {
+                try reader.readRow(into: row)
+                checksum &+= Int(row[reader.width * 2])
+            }
+        } catch {
+            fail("\(error)")
+        }
+        best = min(best, clock.now - start)
+    }
+    printJSONLine(ScanTimes(width: width, height: height, rounds: rounds, seconds: best.seconds,
+                            megapixelsPerSecond: Double(width * height) / 1e6 / best.seconds, checksum: checksum))
 }
 
 func makeTiles(directory: String, bbox: String, zoom: String) async {

@@ -140,6 +140,15 @@ struct TestPNG {
         }
     }
 
+    /// RGB rows become RGBA 16 pixels at a time (tk_rgb_to_rgba) and the rest one by one:
+    /// every width from 1 to 70 covers no run, runs, and each length of tail.
+    @Test func rgbRowsOfEveryWidthAroundTheShuffledRuns() throws {
+        for width in 1...70 {
+            let png = Self.image(2, width: width, height: 3, filters: [0, 1], seed: UInt64(width))
+            try expectSame(png.bytes(), png.expected(palette: Self.palette), "RGB \(width) x 3")
+        }
+    }
+
     @Test func paletteWithTransparencyAndAShortPalette() throws {
         for (count, alphas) in [(256, 256), (256, 1), (16, 7), (1, 1), (200, 200)] {
             var png = Self.image(3, paletteCount: count, seed: UInt64(count))

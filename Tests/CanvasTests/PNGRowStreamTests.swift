@@ -6,25 +6,25 @@ import TestSupport
 /// ImageRowReader streams the PNGs PNGReader reads through PNGRowStream (igzip), and its rows
 /// are libpng's; on damage libpng takes over from the first row and says what is wrong.
 @Suite struct PNGRowStreamTests {
-    /// The rows of `png` through ImageRowReader, and whether it streamed them itself.
-    static func rows(_ png: [UInt8]) throws -> (pixels: [UInt8], streamed: Bool) {
+    /// The rows of `png` through ImageRowReader, whether the stream started on them, and
+    /// whether it read them all (libpng never took over).
+    static func rows(_ png: [UInt8]) throws -> (pixels: [UInt8], streamed: Bool, wholly: Bool) {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tilekit-rows-\(UUID()).png").path
         try Data(png).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let reader = try ImageRowReader(path: path)
-        let streamed = reader.streams
         var pixels = [UInt8](repeating: 0, count: reader.width * reader.height * 4)
         try pixels.withUnsafeMutableBufferPointer { out throws(CanvasError) in
             for y in 0..<reader.height {
                 try reader.readRow(into: UnsafeMutableBufferPointer(rebasing: out[y * reader.width * 4..<(y + 1) * reader.width * 4]))
             }
         }
-        return (pixels, streamed)
+        return (pixels, reader.streamedFromStart, reader.streams)
     }
 
     static func expectLibpngRows(_ png: [UInt8], _ comment: Comment, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let (pixels, streamed) = try rows(png)
-        #expect(streamed, comment, sourceLocation: sourceLocation)
+        let (pixels, _, wholly) = try rows(png)
+        #expect(wholly, comment, sourceLocation: sourceLocation)
         let reference = try RGBAImage.decodedByLibpng(png)
         #expect(PNGReaderTests.difference(RGBAImage(width: reference.width, height: reference.height, pixels: pixels), reference) == nil,
                 comment, sourceLocation: sourceLocation)
@@ -47,6 +47,28 @@ import TestSupport
         png.splits = Array(stride(from: 65536, to: stream.count, by: 65536))
         #expect(stream.count > PNGRowStream.bufferSize)
         try Self.expectLibpngRows(try png.bytes(zlib: stream), "5000 x 100")
+    }
+
+    /// Rows are inflated a batch at a time from IDAT data gathered across chunks: libpng's
+    /// 8 KiB chunks, several batches and a short last one, rows equal to libpng's; a filter
+    /// type of 9 in the third batch stops the stream at that row and libpng names it.
+    @Test func batchesOfRowsFromSmallChunks() throws {
+        let width = 3000, rowBytes = width * 4 + 1
+        let batch = PNGRowStream.batchBytes / rowBytes
+        let height = 2 * batch + batch / 2
+        var png = PNGReaderTests.image(6, width: width, height: height, filters: [0, 4, 1, 2, 3])
+        let stream = try png.zlib()
+        png.splits = Array(stride(from: 8192, to: stream.count, by: 8192))
+        #expect(png.splits.count > 2 * PNGRowStream.compressedSize / 8192)
+        try Self.expectLibpngRows(try png.bytes(zlib: stream), "\(width) x \(height), batches of \(batch) rows")
+        let damaged = 2 * batch + 3
+        png.filters = (0..<height).map { $0 == damaged ? 9 : 1 }
+        let damagedStream = try png.zlib()
+        png.splits = Array(stride(from: 8192, to: damagedStream.count, by: 8192))
+        #expect { try Self.rows(try png.bytes(zlib: damagedStream)) } throws: { error in
+            guard case .file(_, let reason) = error as? CanvasError else { return false }
+            return reason.contains("row \(damaged)") && reason.contains("filter")
+        }
     }
 
     /// Damage the stream finds at some row: libpng reads the file again and its verdict
@@ -75,7 +97,7 @@ import TestSupport
         // last row and libpng's rows come instead, the same pixels.
         var stream = try png.zlib()
         stream[stream.count - 1] ^= 0xFF
-        let (pixels, streamed) = try Self.rows(try png.bytes(zlib: stream))
+        let (pixels, streamed, _) = try Self.rows(try png.bytes(zlib: stream))
         #expect(streamed && pixels == png.expected())
     }
 
@@ -84,7 +106,7 @@ import TestSupport
     @Test func otherPNGsAreLibpngs() throws {
         var gamma = PNGReaderTests.image(2, width: 8, height: 6)
         gamma.before = [("gAMA", [0, 1, 0x86, 0xA0])]  // 1.0
-        let (pixels, streamed) = try Self.rows(try gamma.bytes())
+        let (pixels, streamed, _) = try Self.rows(try gamma.bytes())
         #expect(!streamed)
         #expect(pixels == gamma.expected())
     }

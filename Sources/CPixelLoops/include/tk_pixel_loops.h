@@ -36,4 +36,9 @@ bool tk_warp_store(float r, float g, float b, float a, uint8_t *pixel);
 /// Returns whether any block had alpha.
 bool tk_average_quadrant(const uint8_t *child, ptrdiff_t size, uint8_t *parent, ptrdiff_t origin_x, ptrdiff_t origin_y);
 
+/// `pixels` RGB pixels (3 bytes each) at `rgb` as opaque RGBA at `rgba` (a PNG row of
+/// colour type 2 without a colour key): 16 pixels to a few byte shuffles where the CPU has
+/// SSSE3, which took a fifth of the time to read a 16384 px scan's rows done a pixel at a time.
+void tk_rgb_to_rgba(const uint8_t *rgb, uint8_t *rgba, ptrdiff_t pixels);
+
 #endif
