@@ -32,7 +32,11 @@ public enum ImageFormat: String, Hashable, Sendable, CaseIterable {
         }
     }
 
-    /// Recognises encoded bytes by their signature; nil when none matches.
+    /// Recognises encoded bytes by their signature; nil when none matches. Inlinable, so a
+    /// caller in another module gets it specialized for its collection: every tile read from
+    /// a file is sniffed, and the generic version spent 2.3% of a server's CPU answering
+    /// tiles from SQLite on looking up generic metadata to copy 12 bytes.
+    @inlinable
     public init?(sniffing bytes: some Collection<UInt8>) {
         let head = Array(bytes.prefix(12))
         if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
