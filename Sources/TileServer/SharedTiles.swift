@@ -44,9 +44,15 @@ extension TileServer {
     /// nearest the origin first as RFC 9211 orders them.
     func cacheStatus(_ cached: CachedTile, fromMemory: Bool) -> String {
         if fromMemory { return Self.memoryHitStatus }
+        guard let shared = cached.shared else { return cached.freshness.isReusable ? Self.memoryMissStatus.stored : Self.memoryMissStatus.notStored }
         let memory = CacheStatus.Entry.miss("tilekit-memory", stored: cached.freshness.isReusable)
-        return CacheStatus(lookupOrder: [memory] + (cached.shared.map { [$0] } ?? [])).headerValue
+        return CacheStatus(lookupOrder: [memory, shared]).headerValue
     }
+
+    /// A memory miss's `Cache-Status` with no shared cache, made once (it was 0.9% of a
+    /// server's CPU answering tiles from a file, made on each request).
+    static let memoryMissStatus = (stored: CacheStatus(lookupOrder: [.miss("tilekit-memory", stored: true)]).headerValue,
+                                   notStored: CacheStatus(lookupOrder: [.miss("tilekit-memory", stored: false)]).headerValue)
 
     /// `/ready`: 200 when the maps are open (they are, once the server exists) and the shared
     /// cache, if any, answers; 503 otherwise, so a load balancer sends traffic elsewhere.

@@ -46,11 +46,15 @@ public struct TileLayer: Sendable {
     public let name: String
     public let source: any TileSource
     public let options: LayerOptions
+    /// The source when it reads tiles on the calling thread (`storedNow`), cast once: the
+    /// dynamic cast cost 0.8% of a server's CPU when made on every request.
+    private let local: (any LocalTileSource)?
 
     public init(name: String? = nil, source: any TileSource, options: LayerOptions = LayerOptions()) {
         self.name = name ?? source.metadata.name
         self.source = source
         self.options = options
+        local = source as? any LocalTileSource
     }
 
     public var tileSize: Int { options.tileSize ?? source.metadata.tileSize }
@@ -109,7 +113,7 @@ public struct TileLayer: Sendable {
     /// anything else (another source, zoom or format, an absent tile, an error), which
     /// `render` answers.
     public func storedNow(_ request: TileRequest, format: ImageFormat) -> TileData? {
-        guard let local = source as? any LocalTileSource, covers(request.tile),
+        guard let local, covers(request.tile),
               request.tile.z <= nativeMaxZoom, request.tile.z >= nativeMinZoom,
               case .tile(let data)? = local.tileNow(request),
               passesThrough(data, format: format, size: tileSize * request.scale) else { return nil }

@@ -31,6 +31,20 @@ import TileMath
         #expect(digests.count == 1 + changedAt.count + prefixes.count + 1)
     }
 
+    /// The tag is `"digest-length"` in lowercase hex without leading zeros, as
+    /// String(_:radix:) writes them (the tags clients hold stay valid).
+    @Test func theTagIsTheDigestAndLengthInHex() {
+        for value: UInt64 in [0, 1, 9, 10, 15, 16, 255, 256, 0xABCDEF, 1 << 63, UInt64.max, UInt64.max - 1] {
+            var text = [UInt8]()
+            EntityTag.appendHex(value, to: &text)
+            #expect(String(decoding: text, as: UTF8.self) == String(value, radix: 16))
+        }
+        for count in [0, 1, 17, 4_096] {
+            let bytes = Self.bytes(count)
+            #expect(EntityTag.of(bytes) == "\"" + String(EntityTag.digest(bytes), radix: 16) + "-" + String(count, radix: 16) + "\"")
+        }
+    }
+
     /// Two stripes of 64 bytes, or two words in the same lane, that trade places within one
     /// 1 KB block give another digest: each stripe's place has its own keys.
     @Test func theOrderOfTheBytesCounts() {
