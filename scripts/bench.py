@@ -27,7 +27,9 @@ pyramid`, gdal2tiles and `vips dzsave --layout google`, in one run, the tiles wr
 tmpfs (/dev/shm) where there is one (the disk's cost of creating files varied more than
 TileKit's whole run); z13-19 again on the disk, for comparison. The 4096 px image's top-zoom
 tiles from TileKit and gdal2tiles are compared with the exact area average of the image
-(RMS over every opaque tile pixel whose footprint lies inside it).
+(RMS over every opaque tile pixel whose footprint lies inside it). Beside them, the 16384 px
+image's rows read alone on one thread (`tilekit-bench scan`): the decoding thread's part of
+a build.
 
 Sharded pyramid: the 8192 px image in 2 shards run as 2 processes at once, then `tilekit
 merge`, beside the unsharded build of the same image (the merged PMTiles must be the same
@@ -1117,6 +1119,12 @@ def pyramids(directory):
                       f" TileKit {ours_rms:.2f}, gdal2tiles {gdal_rms:.2f} ({closer:.1f}x closer)")
                 figures["exact_area_rms"] = {"zoom": top, "pixels": compared, "tilekit": round(ours_rms, 3), "gdal2tiles": round(gdal_rms, 3)}
             record("pyramids", f"{size}px z{zooms}", figures)
+    # What the decoding thread alone takes of the z13-18 build (one PNG stream, one thread).
+    scan = json.loads(subprocess.run([f"{RELEASE}/tilekit-bench", "scan", cached_test_image(16384), "--rounds", "3"],
+                                     capture_output=True, text=True, check=True).stdout)
+    print(f"\nThe 16384 px image's rows read alone (the decoding thread's work), one thread, best of 3:"
+          f" {scan['seconds']:.2f} s, {scan['megapixels_per_s']:.0f} megapixels/s")
+    record("pyramids", "16384px rows read alone", {"seconds": scan["seconds"], "megapixels_per_s": round(scan["megapixels_per_s"]), "rounds": 3})
     if memory:
         size, zooms = 16384, "13-19"  # the most tiles, so the most the disk can add
         commands = pyramid_commands(directory, cached_test_image(size), size, zooms)
