@@ -155,6 +155,12 @@ static bool has_avx2(void) {
     if (known < 0) known = __builtin_cpu_supports("avx2") ? 1 : 0;
     return known == 1;
 }
+
+static bool has_ssse3(void) {
+    static int known = -1;
+    if (known < 0) known = __builtin_cpu_supports("ssse3") ? 1 : 0;
+    return known == 1;
+}
 #endif
 
 void tk_warp_columns(const uint8_t *src, const ptrdiff_t *row_start, const float *row_weight, int row_taps,
@@ -229,9 +235,7 @@ static ptrdiff_t rgb_to_rgba_ssse3(const uint8_t *rgb, uint8_t *rgba, ptrdiff_t 
 void tk_rgb_to_rgba(const uint8_t *rgb, uint8_t *rgba, ptrdiff_t pixels) {
     ptrdiff_t x = 0;
 #if defined(__x86_64__)
-    static int ssse3 = -1;
-    if (ssse3 < 0) ssse3 = __builtin_cpu_supports("ssse3") ? 1 : 0;
-    if (ssse3) x = rgb_to_rgba_ssse3(rgb, rgba, pixels);
+    if (has_ssse3()) x = rgb_to_rgba_ssse3(rgb, rgba, pixels);
 #endif
     for (; x < pixels; x++) {
         rgba[4 * x] = rgb[3 * x];

@@ -4,22 +4,7 @@ import Rendering
 // The JSON lines tilekit-bench prints for scripts/bench.py, one type per measurement,
 // written with sortedJSONText like every JSON TileKit writes.
 
-/// `codecs`: one encoder setting's rate over the image's tiles.
-struct ScanTimes: Encodable {
-    var width: Int
-    var height: Int
-    var rounds: Int
-    /// The best round's.
-    var seconds: Double
-    var megapixelsPerSecond: Double
-    /// Keeps the rows from being optimized away.
-    var checksum: Int
-
-    enum CodingKeys: String, CodingKey {
-        case width, height, rounds, seconds, checksum, megapixelsPerSecond = "megapixels_per_s"
-    }
-}
-
+/// `decode-png`: PNGReader's and libpng's milliseconds a tile on the same files.
 struct PNGDecodeTimes: Encodable {
     var files: Int
     /// The files PNGReader reads: the ones timed.
@@ -36,6 +21,23 @@ struct PNGDecodeTimes: Encodable {
     }
 }
 
+/// `scan`: the best round's time to read every row of a large image.
+struct ScanTimes: Encodable {
+    var width: Int
+    var height: Int
+    var rounds: Int
+    /// The best round's.
+    var seconds: Double
+    var megapixelsPerSecond: Double
+    /// Keeps the rows from being optimized away.
+    var checksum: Int
+
+    enum CodingKeys: String, CodingKey {
+        case width, height, rounds, seconds, checksum, megapixelsPerSecond = "megapixels_per_s"
+    }
+}
+
+/// `codecs`: one encoder setting's rate over the image's tiles.
 struct CodecRate: Encodable {
     var codec: String
     var tilesPerSecond: Double
