@@ -45,9 +45,14 @@ public enum MBTiles {
         CREATE TABLE IF NOT EXISTS images (tile_data BLOB NOT NULL, tile_id TEXT NOT NULL);
         CREATE UNIQUE INDEX IF NOT EXISTS images_id ON images (tile_id);
         CREATE VIEW IF NOT EXISTS tiles AS
-            SELECT map.zoom_level AS zoom_level, map.tile_column AS tile_column, map.tile_row AS tile_row,
+            \(tilesView);
+        """
+
+    /// What the `tiles` view of mbutil's layout selects (mbutil's own words, as TileKit writes them).
+    static let tilesView = """
+        SELECT map.zoom_level AS zoom_level, map.tile_column AS tile_column, map.tile_row AS tile_row,
                    images.tile_data AS tile_data
-            FROM map JOIN images ON images.tile_id = map.tile_id;
+            FROM map JOIN images ON images.tile_id = map.tile_id
         """
 
     /// A content id for deduplication (the same digest PMTiles uses).
@@ -66,6 +71,10 @@ public final class MBTilesReader: Sendable {
     /// writer adding tiles to the file waits at most about this long for its commit (see
     /// `SQLiteConnection.holdRead` for what sharing saves). Between 0 and an hour.
     public let readHold: Duration
+
+    /// Where `tile` reads a tile's bytes with incremental blob I/O, or nil when the file's
+    /// layout is not one known to allow it (see `TileBlobRows`).
+    let blobRows: TileBlobRows?
 
     /// Opens a file, checking that it is SQLite with a `tiles` table or view; errors name the path.
     public init(path: String, readHold: Duration = .milliseconds(5)) throws(SQLiteError) {
@@ -99,6 +108,7 @@ public final class MBTilesReader: Sendable {
             // No metadata table: every field is optional.
         }
         metadata = MBTiles.Metadata(values)
+        blobRows = TileBlobRows.find(in: connection)
         pool = Mutex(ConnectionPool(idle: [ConnectionBox(connection)]))
     }
 
@@ -119,6 +129,15 @@ public final class MBTilesReader: Sendable {
             if readHold > .zero { try connection.holdRead() }
             var bytes: [UInt8]?
             do {
+                // Only inside a held read: the rowid and the bytes must come from one
+                // snapshot of the file (a writer may reuse the rowid of a row it deleted).
+                if let blobRows, connection.readHeldSince != nil {
+                    switch try blobRows.read(tile, on: connection) {
+                    case .bytes(let read): return read
+                    case .noRow: return nil
+                    case .notABlob: break  // read through the query below, as any other file
+                    }
+                }
                 try connection.query("SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
                                      [.integer(tile.z), .integer(tile.x), .integer(tile.tmsY)]) { row in
                     bytes = row.blob(0)
