@@ -131,7 +131,7 @@ public final class MBTilesReader: Sendable {
             do {
                 // Only inside a held read: the rowid and the bytes must come from one
                 // snapshot of the file (a writer may reuse the rowid of a row it deleted).
-                if let blobRows, connection.readHeldSince != nil {
+                if let blobRows, connection.readHeldSince != nil, connection.inTransaction {
                     switch try blobRows.read(tile, on: connection) {
                     case .bytes(let read): return read
                     case .noRow: return nil

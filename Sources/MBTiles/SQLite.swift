@@ -218,6 +218,15 @@ final class SQLiteConnection {
         sqlite3_blob_close(open.handle)
     }
 
+    /// Whether `sql` compiles on this connection's file (the statement is kept for `query`).
+    func compiles(_ sql: String) -> Bool {
+        (try? prepared(sql)) != nil
+    }
+
+    /// True inside a transaction: a held read that an error inside SQLite rolled back is
+    /// no longer one.
+    var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
     private func prepared(_ sql: String) throws(SQLiteError) -> OpaquePointer {
         if let statement = statements[sql] { return statement }
         var statement: OpaquePointer?

@@ -41,23 +41,32 @@ struct TileBlobRows {
             return nil
         }
         // `rowid` must name the row's own id: not a column called so (the file's to fill),
-        // and the table must have one (a WITHOUT ROWID table has none: the query fails).
-        var shadowed = false
+        // hidden or generated columns neither (`table_info` leaves those out, and SQLite
+        // 3.40's blob I/O opens the wrong column when a virtual one comes before
+        // `tile_data`), and the table must have one (a WITHOUT ROWID table has none: the
+        // query does not compile). Text is read as stored, so a UTF-16 file's would differ
+        // from what a query converts to UTF-8. (A column added after the file was opened is
+        // not seen: whoever alters the file can change its tiles anyway.)
+        var plain = true, encoding = ""
         do {
-            try connection.query("PRAGMA table_info(\(candidate.table))") { row in
-                shadowed = shadowed || ["rowid", "_rowid_", "oid"].contains(row.text(1)?.lowercased() ?? "")
+            try connection.query("PRAGMA table_xinfo(\(candidate.table))") { row in
+                let hidden = row.integer(6) != 0
+                plain = plain && !hidden && !["rowid", "_rowid_", "oid"].contains(row.text(1)?.lowercased() ?? "")
             }
-            try connection.query(candidate.rowidQuery, [.integer(-1), .integer(-1), .integer(-1)])
+            try connection.query("PRAGMA encoding") { row in encoding = row.text(0) ?? "" }
         } catch {
             return nil
         }
-        return shadowed ? nil : candidate
+        guard plain, encoding == "UTF-8", connection.compiles(candidate.rowidQuery) else { return nil }
+        return candidate
     }
 
-    /// Lower case, every run of white space one space, no `;` at the end: the same view
-    /// written by mbutil and by TileKit, whose whitespace differs.
+    /// Lower case, every run of ASCII white space one space, no `;` at the end: the same
+    /// view written by mbutil and by TileKit, whose spacing differs. (Only ASCII: to SQLite a
+    /// no-break space is part of a name, so "tile_data\u{A0}as" names another column.)
     static func normalized(_ sql: String) -> String {
-        var text = sql.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let spaces: Set<Character> = [" ", "\t", "\n", "\r", "\u{0B}", "\u{0C}", "\r\n"]
+        var text = sql.lowercased().split(whereSeparator: { spaces.contains($0) }).joined(separator: " ")
         while text.hasSuffix(";") || text.hasSuffix(" ") { text.removeLast() }
         return text
     }
@@ -67,7 +76,7 @@ struct TileBlobRows {
     func read(_ tile: TileID, on connection: SQLiteConnection) throws -> Read {
         var rowid: Int64?
         try connection.query(rowidQuery, [.integer(tile.z), .integer(tile.x), .integer(tile.tmsY)]) { row in
-            rowid = Int64(row.integer(0))  // the last row, as the query through the view keeps the last
+            rowid = Int64(row.integer(0))  // the last, as `tile` keeps (a file with two rows for a tile breaks the spec)
         }
         guard let rowid else { return .noRow }
         do {

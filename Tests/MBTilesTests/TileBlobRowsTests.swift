@@ -62,8 +62,12 @@ import TileMath
         #expect(try mbutil.tile(TileID(z: 2, x: 0, y: 0)) == nil)
     }
 
-    /// A `rowid` that is a column of the file's own (here pointing at the other tile), a table
-    /// without rowids, a view of another shape: read through the view or table, rightly.
+    /// A `rowid` that is a column of the file's own, plain or generated (here pointing at the
+    /// other tile), a generated column before `tile_data` (SQLite 3.40's blob I/O then opens
+    /// the wrong column), a table without rowids, a view of another shape or one that only
+    /// looks like mbutil's (a no-break space is part of a name to SQLite), a UTF-16 file:
+    /// read through the view or table, rightly. (Found by a review: each gave the other tile
+    /// or other bytes through blob I/O.)
     @Test func otherLayoutsAreReadThroughTheirTiles() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -76,6 +80,29 @@ import TileMath
                 CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB,
                     PRIMARY KEY (zoom_level, tile_column, tile_row)) WITHOUT ROWID;
                 INSERT INTO tiles VALUES (0, 0, 0, zeroblob(40000)), (1, 1, 0, x'010203');
+                """,
+            "generated rowid": """
+                CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB,
+                    rowid INTEGER GENERATED ALWAYS AS (2 - zoom_level) VIRTUAL);
+                INSERT INTO tiles (zoom_level, tile_column, tile_row, tile_data) VALUES (0, 0, 0, zeroblob(40000)), (1, 1, 0, x'010203');
+                """,
+            "generated column first": """
+                CREATE TABLE tiles (zoom_level INTEGER, g BLOB GENERATED ALWAYS AS (x'ee') VIRTUAL, tile_column INTEGER,
+                    tile_row INTEGER, tile_data BLOB, extra BLOB);
+                INSERT INTO tiles (zoom_level, tile_column, tile_row, tile_data, extra)
+                    VALUES (0, 0, 0, zeroblob(40000), x'0bad'), (1, 1, 0, x'010203', x'0bad');
+                """,
+            "no-break space": """
+                CREATE TABLE map (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_id TEXT);
+                CREATE TABLE images (tile_data BLOB, tile_id TEXT, "tile_data\u{A0}as" BLOB);
+                CREATE VIEW tiles AS SELECT map.zoom_level AS zoom_level, map.tile_column AS tile_column,
+                    map.tile_row AS tile_row, images.tile_data\u{A0}as tile_data FROM map JOIN images ON images.tile_id = map.tile_id;
+                INSERT INTO images VALUES (x'ff', 'a', zeroblob(40000)), (x'ff', 'b', x'010203');
+                INSERT INTO map VALUES (0, 0, 0, 'a'), (1, 1, 0, 'b');
+                """,
+            "utf-16": """
+                PRAGMA encoding = 'UTF-16le';
+                \(tilesTable)
                 """,
             "another view": """
                 CREATE TABLE map (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_id TEXT);
@@ -95,18 +122,20 @@ import TileMath
     }
 
     /// A value that is no blob (NULL, a number) cannot be opened as one: it is read as the
-    /// query reads it, so the tile is what it was before blob reads (no bytes; the number's text).
+    /// query reads it, so the tile is what it was before blob reads (no bytes; the number's
+    /// text); text is read as its bytes, as the query reads it.
     @Test func valuesThatAreNoBlobsAreReadAsBefore() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let reader = try MBTilesReader(path: file("""
             CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
-            INSERT INTO tiles VALUES (0, 0, 0, NULL), (1, 0, 0, 42), (1, 1, 0, x'010203');
+            INSERT INTO tiles VALUES (0, 0, 0, NULL), (1, 0, 0, 42), (1, 1, 0, x'010203'), (2, 0, 0, 'AB');
             """, in: directory))
         #expect(reader.blobRows != nil)
         #expect(try reader.tile(TileID(z: 0, x: 0, y: 0)) == [])
         #expect(try reader.tile(TileID(z: 1, x: 0, y: 1)) == Array("42".utf8))
         #expect(try reader.tile(TileID(z: 1, x: 1, y: 1)) == [1, 2, 3])
+        #expect(try reader.tile(TileID(z: 2, x: 0, y: 3)) == Array("AB".utf8))  // text is read as stored: UTF-8
     }
 
     /// A blob handle outside a transaction is closed after each read: it would keep a read
