@@ -119,9 +119,12 @@ final class SQLiteConnection {
 
     /// The one place SQLite result codes become errors.
     func check(_ rc: Int32) throws(SQLiteError) {
-        guard rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE else {
-            throw SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), path: path, systemErrno: sqlite3_system_errno(handle))
-        }
+        guard rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE else { throw failure(rc) }
+    }
+
+    /// The error of a call that returned `rc`, with the connection's message and errno.
+    private func failure(_ rc: Int32) -> SQLiteError {
+        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), path: path, systemErrno: sqlite3_system_errno(handle))
     }
 
     /// Runs statements that return no rows.
@@ -186,7 +189,7 @@ final class SQLiteConnection {
             var opened: OpaquePointer?
             let rc = sqlite3_blob_open(handle, "main", table, column, rowid, 0, &opened)
             guard rc == SQLITE_OK, let opened else {
-                let error = SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), path: path)
+                let error = failure(rc)
                 sqlite3_blob_close(opened)
                 throw error
             }
@@ -207,7 +210,7 @@ final class SQLiteConnection {
     /// The error of a failed call on the open blob handle, which is closed: SQLite leaves a
     /// handle that failed to move or read unusable.
     private func blobFailure(_ rc: Int32) -> SQLiteError {
-        let error = SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), path: path)
+        let error = failure(rc)
         closeBlob()
         return error
     }
