@@ -677,7 +677,8 @@ SERVING_CONTROLS = ("control", "control at nginx's CPU")
 # requests a second with the cores not full, so the p99 is the servers' own and not wrk's
 # wait for a core (no goal).
 SERVING_PAUSES = {"equal load": {"small": 1, "large": 3}}
-# Rounds of TileKit, nginx, nginx, TileKit for the goal pair (each server keeps its best run),
+# Rounds of TileKit, nginx, nginx, TileKit (every second one nginx, TileKit, TileKit, nginx) for
+# the goal pair (each server keeps its best run),
 # one for the other pairs. A p99 at 32 connections moves 3-4x from one wrk start to the next
 # here, for both servers: in 112 alternating starts of 3 s each (wrk -t2 -c32, small tiles,
 # 7a1a049 against nginx's one worker) TileKit's ranged 1.07-4.42 ms (median 1.63) and nginx's
@@ -752,7 +753,8 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
                               f" wrk -t1 on core {SERVING_CORES['dedicated cores']['wrk']}, at {connections[0]} connections" if dedicated else None,
                               "controls": "scripts/control-server.c (one thread, every tile in memory) beside nginx's 1 worker, then the same"
                               f" spinning what nginx's worker took more CPU a request than it, at {connections[0]} connections" if controls else None,
-                              "tilekit_cache_mb": 128, "order": "per connection count and round: TileKit, nginx, nginx, TileKit"})
+                              "tilekit_cache_mb": 128,
+                              "order": "per connection count: rounds of TileKit, nginx, nginx, TileKit, every second one nginx, TileKit, TileKit, nginx"})
     for kind, label in SERVING_MIXES.items():
         upstream = f"{directory}/{kind}"
         started = time.perf_counter()
@@ -768,8 +770,10 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
         tilekit_paths = [f"/maps/{kind}/{t.z}/{t.x}/{t.y}.png" for t in tiles]
         nginx_paths = [f"/{t.z}/{t.x}/{t.y}.png" for t in tiles]
         def pair(names, ports, count, warm, label, rounds=1):
-            """Two runs each a round, in the order TileKit, nginx, nginx, TileKit: each server runs
-            early and late, and keeps its best figures (see best_run). Returns both."""
+            """Two runs each a round, in the order TileKit, nginx, nginx, TileKit, and the other way
+            round in every second round (so that over two rounds neither server has both the
+            first and the last run, which a drifting load would favour): each server runs early
+            and late, and keeps its best figures (see best_run). Returns both."""
             pause = SERVING_PAUSES.get(label, {}).get(kind)
             client = {"threads": 1, "core": SERVING_CORES[label]["wrk"]} if label in SERVING_CORES else {}
             ours = lambda warm: wrk(ports[0], tilekit_paths, directory, names[0], seconds=half, connections=count, warm=warm,
@@ -779,9 +783,14 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
             mine, others = [], []
             for round_index in range(rounds):
                 warm_now = warm and round_index == 0
-                first, second, third, fourth = ours(warm_now), theirs(warm_now), theirs(False), ours(False)
-                mine += [first, fourth]
-                others += [second, third]
+                if round_index % 2 == 0:
+                    first, second, third, fourth = ours(warm_now), theirs(warm_now), theirs(False), ours(False)
+                    mine += [first, fourth]
+                    others += [second, third]
+                else:
+                    first, second, third, fourth = theirs(False), ours(False), ours(False), theirs(False)
+                    mine += [second, third]
+                    others += [first, fourth]
             return best_run(*mine), best_run(*others)
         processes, ports, loads, pids = [], {}, {}, {}
         # Like-for-like pairs are measured as pairs of their own (each side's runs interleaved
@@ -843,9 +852,10 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
                 results.setdefault((name, count), server_figures)
         if mapproxy and kind == "small":
             results[("MapProxy (gunicorn)", connections[0])] = serve_mapproxy(directory, f"{directory}/{kind}.mbtiles", tiles, seconds, connections[0])
+        rounds_text = (f"{goal_rounds} round{'s' if goal_rounds != 1 else ''} for TileKit's default and nginx's one worker"
+                       + (", every second one the other way round" if goal_rounds > 1 else "") + (", 1 for the other pairs" if like_for_like else ""))
         print(f"\nServing {len(tiles)} cached {label}, mean {mix['mean_kb']} KB ({mix['min_kb']}-{mix['max_kb']}), {mix['total_mb']} MB in all;"
-              f" wrk -t2 on a shuffled mix, 127.0.0.1, runs of {half} s in rounds of TileKit, nginx, nginx, TileKit"
-              f" ({goal_rounds} rounds for TileKit's default and nginx's one worker, 1 for the other pairs),"
+              f" wrk -t2 on a shuffled mix, 127.0.0.1, runs of {half} s in rounds of TileKit, nginx, nginx, TileKit ({rounds_text}),"
               f" each server's best (load {os.getloadavg()[0]:.1f})")
         print(f"{'':33} {'conns':>6} {'req/s':>9} {'p50':>9} {'p99':>9} {'errors':>7}")
         for (name, count), (rate, p50, p99, errors) in sorted(results.items(), key=lambda item: (SERVERS.index(item[0][0]), item[0][1])):
