@@ -773,26 +773,24 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
             """Two runs each a round, in the order TileKit, nginx, nginx, TileKit, and the other way
             round in every second round (so that over two rounds neither server has both the
             first and the last run, which a drifting load would favour): each server runs early
-            and late, and keeps its best figures (see best_run). Returns both."""
+            and late, and keeps its best figures (see best_run). Returns both, and every run in
+            the order run (in `every_run`, for the JSON)."""
             pause = SERVING_PAUSES.get(label, {}).get(kind)
             client = {"threads": 1, "core": SERVING_CORES[label]["wrk"]} if label in SERVING_CORES else {}
             ours = lambda warm: wrk(ports[0], tilekit_paths, directory, names[0], seconds=half, connections=count, warm=warm,
                                     watch=((kind, label, count, 0), pids[ports[0]]), pause_ms=pause, **client)
             theirs = lambda warm: wrk(ports[1], nginx_paths, directory, names[1], seconds=half, connections=count, warm=warm,
                                       watch=((kind, label, count, 1), pids[ports[1]]), pause_ms=pause, **client)
-            mine, others = [], []
+            order = []  # (side, result): 0 TileKit's, 1 nginx's
             for round_index in range(rounds):
                 warm_now = warm and round_index == 0
                 if round_index % 2 == 0:
-                    first, second, third, fourth = ours(warm_now), theirs(warm_now), theirs(False), ours(False)
-                    mine += [first, fourth]
-                    others += [second, third]
+                    order += [(0, ours(warm_now)), (1, theirs(warm_now)), (1, theirs(False)), (0, ours(False))]
                 else:
-                    first, second, third, fourth = theirs(False), ours(False), ours(False), theirs(False)
-                    mine += [second, third]
-                    others += [first, fourth]
-            return best_run(*mine), best_run(*others)
-        processes, ports, loads, pids = [], {}, {}, {}
+                    order += [(1, theirs(False)), (0, ours(False)), (0, ours(False)), (1, theirs(False))]
+            every_run[(label, count)] = order
+            return best_run(*[r for side, r in order if side == 0]), best_run(*[r for side, r in order if side == 1])
+        processes, ports, loads, pids, every_run = [], {}, {}, {}, {}
         # Like-for-like pairs are measured as pairs of their own (each side's runs interleaved
         # with the other's), not set beside another pair's runs: the load drifts between them.
         # Each server's row shows the goal pair's figures, or for the two extra servers their
@@ -878,7 +876,9 @@ def serving(directory, connections=(32, 256), seconds=10, mapproxy=True, section
             paired.setdefault(pair_label, {})[str(count)] = {"control" if pair_label in SERVING_CONTROLS else "tilekit":
                                                              {**figures(ours), "cpu": cpu_share(kind, pair_label, count, 0)},
                                                              "nginx": {**figures(theirs), "cpu": cpu_share(kind, pair_label, count, 1)},
-                                                             "servers": list(SERVING_PAIRS[pair_label])}
+                                                             "servers": list(SERVING_PAIRS[pair_label]),
+                                                             "every_run": [{"server": "nginx" if side else "control" if pair_label in SERVING_CONTROLS else "tilekit", **figures(run)}
+                                                                           for side, run in every_run[(pair_label, count)]]}
         record(section, kind, {"mix": mix, "runs": runs, "pairs": paired})
         for count in connections:
             ours, theirs = results[("tilekit serve", count)], results[("nginx (static files)", count)]
